@@ -1,0 +1,323 @@
+package takeover
+
+import (
+	"tavern-core/apierr"
+	"tavern-core/jsvalue"
+)
+
+// GenType is a handle's generation type.
+type GenType uint8
+
+const (
+	Normal GenType = iota
+	Regenerate
+	Swipe
+	Continue
+)
+
+var genNames = [...]string{"normal", "regenerate", "swipe", "continue"}
+
+func (g GenType) String() string { return genNames[g] }
+
+// ParseGenType accepts exactly the four names (T11).
+func ParseGenType(s []uint16) (GenType, bool) {
+	for i, n := range genNames {
+		if jsvalue.Equal(s, jsvalue.U(n)) {
+			return GenType(i), true
+		}
+	}
+	return 0, false
+}
+
+// State is a handle's lifecycle state.
+type State uint8
+
+const (
+	Open State = iota
+	Committed
+	Aborted
+	Discarded
+)
+
+var stateNames = [...]string{"open", "committed", "aborted", "discarded"}
+
+func (s State) String() string { return stateNames[s] }
+
+// Field names a buffer, or the original a discard outcome reports.
+type Field uint8
+
+const (
+	Text Field = iota
+	Reasoning
+	OriginalText
+	OriginalReasoning
+)
+
+// Phase names why a callback is delivered (T44's wording).
+type Phase uint8
+
+const (
+	Immediate Phase = iota
+	Scheduled
+	Attach
+	Final
+)
+
+var phaseNames = [...]string{"immediate flush", "scheduled flush", "attach flush", "final flush"}
+
+func (p Phase) String() string { return phaseNames[p] }
+
+// Edge is the outside world of a handle. The JS bridge implements it with
+// the facade; tests implement it in memory.
+type Edge interface {
+	// Pull returns the first min(n, len) code units of a buffer the edge
+	// holds (the value already stored by the current write, if any).
+	Pull(h *Handle, f Field, n int) []uint16
+	// StartTimer schedules h.TimerFired(token) after ms, with the
+	// setTimeout current at this moment (T39).
+	StartTimer(h *Handle, ms float64, token uint32)
+	CancelTimer(h *Handle)
+	// Deliver calls the update callback with the current buffers as a
+	// plain function; it reports whether the callback threw.
+	Deliver(h *Handle, p Phase) (threw bool)
+	// Warn logs console.warn(msg, <the value the callback threw>).
+	Warn(h *Handle, msg []uint16)
+}
+
+// Handle is one message editor handle.
+type Handle struct {
+	ID       int32
+	Gen      GenType
+	Owner    []uint16
+	Interval float64 // 0 selects immediate mode
+	Created  float64 // ms since epoch, for diagnostics
+	Claimed  bool    // won a dispatch (T50)
+
+	edge          Edge
+	state         State
+	settleOnAbort bool
+	original      []uint16 // originalText, kept only for continue handles
+	pending       bool
+	hasCallback   bool
+	timer         bool
+	timerToken    uint32
+	delivering    bool
+}
+
+// State reports the handle's state.
+func (h *Handle) State() State { return h.state }
+
+// Settled is isSettled() (T27).
+func (h *Handle) Settled() bool { return h.state != Open }
+
+// ListensForAbort tells the edge to subscribe once to the signal's abort
+// event (T35); handles without settleOnAbort never listen.
+func (h *Handle) ListensForAbort() bool { return h.settleOnAbort && h.state == Open }
+
+// Outcome is what `complete` resolves with: the status, and which buffers
+// carry finalText/finalReasoning (T30).
+type Outcome struct {
+	Status               State
+	TextFrom, ReasonFrom Field
+}
+
+func (h *Handle) outcome() Outcome {
+	if h.state == Discarded {
+		return Outcome{Discarded, OriginalText, OriginalReasoning}
+	}
+	return Outcome{h.state, Text, Reasoning}
+}
+
+func typeErr(msg string, v jsvalue.Value) *apierr.Error {
+	return apierr.New(apierr.TakeoverError, "invalid_argument", msg+v.TypeOf())
+}
+
+func settledErr(s State) *apierr.Error {
+	return apierr.New(apierr.TakeoverError, "editor_"+s.String(), "editor "+s.String()+"; mutation rejected")
+}
+
+// SetText is setText (T21): type, state, continue invariant, then a write.
+// The edge has already stored the new value and restores the old one when
+// an error comes back.
+func (h *Handle) SetText(kind jsvalue.Kind, n int) *apierr.Error {
+	if kind != jsvalue.String {
+		return typeErr("setText requires string; got ", jsvalue.Value{Kind: kind})
+	}
+	if h.state != Open {
+		return settledErr(h.state)
+	}
+	if err := h.checkContinue(n); err != nil {
+		return err
+	}
+	h.write()
+	return nil
+}
+
+// checkContinue enforces T25/T26 on the value just stored.
+func (h *Handle) checkContinue(n int) *apierr.Error {
+	if h.Gen != Continue || len(h.original) == 0 {
+		return nil
+	}
+	if n >= len(h.original) && jsvalue.HasPrefix(h.edge.Pull(h, Text, len(h.original)), h.original) {
+		return nil
+	}
+	head := h.edge.Pull(h, Text, 32)
+	msg := jsvalue.Cat(jsvalue.U("setText in 'continue' must keep originalText prefix; got "), jsvalue.JSONQuote(head), []uint16{0x2026})
+	prefix := h.original
+	if len(prefix) > 64 {
+		prefix = prefix[:64]
+	}
+	return apierr.NewU(apierr.TakeoverError, "invalid_op_for_continue", msg).With("originalPrefix", jsvalue.Str(prefix))
+}
+
+// SetReasoning is setReasoning (T22).
+func (h *Handle) SetReasoning(kind jsvalue.Kind) *apierr.Error {
+	if kind != jsvalue.String {
+		return typeErr("setReasoning requires string; got ", jsvalue.Value{Kind: kind})
+	}
+	if h.state != Open {
+		return settledErr(h.state)
+	}
+	h.write()
+	return nil
+}
+
+// AppendReasoning is appendReasoning (T23); an empty delta is no write and
+// no state check. The edge stores reasoning+delta before calling.
+func (h *Handle) AppendReasoning(kind jsvalue.Kind, deltaLen int) *apierr.Error {
+	if kind != jsvalue.String {
+		return typeErr("appendReasoning requires string; got ", jsvalue.Value{Kind: kind})
+	}
+	if deltaLen == 0 {
+		return nil
+	}
+	if h.state != Open {
+		return settledErr(h.state)
+	}
+	h.write()
+	return nil
+}
+
+// write marks the handle pending and schedules delivery (T37, T38, T40).
+func (h *Handle) write() {
+	h.pending = true
+	if !h.hasCallback {
+		return
+	}
+	if h.Interval == 0 {
+		h.flushImmediate()
+		return
+	}
+	if !h.timer {
+		h.timer = true
+		h.timerToken++
+		h.edge.StartTimer(h, h.Interval, h.timerToken)
+	}
+}
+
+// flushImmediate delivers until nothing is pending. A write made by the
+// callback itself is picked up by the running loop after the callback
+// returns instead of nesting (T45).
+func (h *Handle) flushImmediate() {
+	if h.delivering {
+		return
+	}
+	for h.pending && h.hasCallback && h.state == Open {
+		h.pending = false
+		h.deliver(Immediate)
+	}
+}
+
+// TimerFired runs a scheduled flush (T38). Stale tokens are ignored.
+func (h *Handle) TimerFired(token uint32) {
+	if !h.timer || token != h.timerToken {
+		return
+	}
+	h.timer = false
+	if h.pending && h.hasCallback && h.state == Open {
+		h.pending = false
+		h.deliver(Scheduled)
+	}
+}
+
+func (h *Handle) cancelTimer() {
+	if h.timer {
+		h.timer = false
+		h.timerToken++
+		h.edge.CancelTimer(h)
+	}
+}
+
+func (h *Handle) deliver(p Phase) {
+	outer := h.delivering
+	h.delivering = true
+	defer func() { h.delivering = outer }()
+	if h.edge.Deliver(h, p) {
+		h.edge.Warn(h, jsvalue.Cat(jsvalue.U("[message-takeover] onUpdate threw during "+p.String()+" (owner="), h.Owner, jsvalue.U(")")))
+	}
+}
+
+// SetOnUpdate is setOnUpdate (T36, T41, T42). The edge stores a function
+// (or clears it for null/undefined) before calling and restores the old
+// callback on error.
+func (h *Handle) SetOnUpdate(kind jsvalue.Kind) *apierr.Error {
+	switch kind {
+	case jsvalue.Function:
+		h.hasCallback = true
+		if h.pending {
+			h.cancelTimer()
+			h.pending = false
+			h.deliver(Attach)
+		}
+		return nil
+	case jsvalue.Null, jsvalue.Undefined:
+		h.hasCallback = false
+		h.cancelTimer()
+		return nil
+	}
+	return typeErr("setOnUpdate requires a function or null; got ", jsvalue.Value{Kind: kind})
+}
+
+// Terminal is the result of commit/abort/discard: an error to reject with,
+// or whether this call settled the handle (so `complete` must resolve now
+// with Outcome). A no-op has neither.
+type Terminal struct {
+	Err     *apierr.Error
+	Settled bool
+	Outcome Outcome
+}
+
+var verbs = [...]string{"", "commit", "abort", "discard"}
+var articles = [...]string{"", "a committed", "an aborted", "a discarded"}
+
+// Settle runs commit (to=Committed), abort (Aborted) or discard (Discarded)
+// per T28–T32.
+func (h *Handle) Settle(to State) Terminal {
+	switch h.state {
+	case to:
+		return Terminal{}
+	case Open:
+	default:
+		return Terminal{Err: apierr.New(apierr.TakeoverError, "editor_"+h.state.String(),
+			"cannot "+verbs[to]+" "+articles[h.state]+" handle")}
+	}
+	h.state = to
+	h.cancelTimer()
+	h.pending = false
+	if to != Discarded && h.hasCallback {
+		h.deliver(Final)
+	}
+	return Terminal{Settled: true, Outcome: h.outcome()}
+}
+
+// SignalAborted runs the settle-on-abort listener (T35): like abort() while
+// open, nothing after settlement or without settleOnAbort.
+func (h *Handle) SignalAborted() Terminal {
+	if !h.settleOnAbort || h.state != Open {
+		return Terminal{}
+	}
+	return h.Settle(Aborted)
+}
+
+// Outcome reports the resolved outcome of a settled handle.
+func (h *Handle) Outcome() Outcome { return h.outcome() }

@@ -1,0 +1,545 @@
+package takeover
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"tavern-core/jsvalue"
+)
+
+func TestT10T17_CreateValidation(t *testing.T) {
+	w := newWorld(t)
+	base := func() opts { return opts{gen: str("normal")} }
+	// T10: non-object opts.
+	_, err := w.k.Create(CreateOpts{Opts: jsvalue.NullValue()})
+	wantErr(t, err, "invalid_argument", "createMessageEditorHandle: opts must be an object; got null")
+	_, err = w.k.Create(CreateOpts{Opts: jsvalue.Num(42)})
+	wantErr(t, err, "invalid_argument", "createMessageEditorHandle: opts must be an object; got 42")
+	// T10 + T11 (S6): undefined opts means {} and then the type is missing.
+	_, err = w.k.Create(CreateOpts{Opts: jsvalue.Undef()})
+	wantErr(t, err, "invalid_generation_type", "opts.generationType required, one of normal, regenerate, swipe, continue; got undefined")
+	// A function is an object.
+	_, err = w.k.Create(CreateOpts{Opts: jsvalue.Opaque(jsvalue.Function, 1), GenerationType: str("swipe")})
+	if err != nil {
+		t.Fatalf("function opts: %v", err)
+	}
+	for _, g := range []string{"quiet", "impersonate", "Normal"} { // S7
+		o := base()
+		o.gen = str(g)
+		_, err := w.create(o)
+		wantErr(t, err, "invalid_generation_type", "opts.generationType required, one of normal, regenerate, swipe, continue; got "+g)
+	}
+	cases := []struct {
+		mod  func(*opts)
+		code string
+		msg  string
+	}{
+		{func(o *opts) { o.text = jsvalue.NullValue() }, "invalid_argument", "opts.originalText must be a string; got object"},                      // T12 S9
+		{func(o *opts) { o.reasoning = jsvalue.Num(123) }, "invalid_argument", "opts.originalReasoning must be a string; got number"},               // T12
+		{func(o *opts) { o.signal = SignalInvalid }, "invalid_argument", "opts.abortSignal must be an AbortSignal"},                                 // T13 S10
+		{func(o *opts) { o.owner = jsvalue.Num(5) }, "invalid_argument", "opts.owner must be a string; got number"},                                 // T15
+		{func(o *opts) { o.settle = str("yes") }, "invalid_argument", "opts.settleOnAbort must be a boolean; got string"},                           // T16
+		{func(o *opts) { o.gen = str("x"); o.text = jsvalue.Num(5) }, "invalid_generation_type", ""},                                                // T17 S14
+		{func(o *opts) { o.text = jsvalue.Num(1); o.signal = SignalInvalid }, "invalid_argument", "opts.originalText must be a string; got number"}, // T17
+		{func(o *opts) { o.owner = jsvalue.Num(1); o.interval = jsvalue.Num(-1) }, "invalid_argument", "opts.flushIntervalMs must be a finite number between 0 and 2147483647; got -1"},
+	}
+	for i, c := range cases {
+		o := base()
+		c.mod(&o)
+		_, err := w.create(o)
+		if err == nil {
+			t.Fatalf("case %d: no error", i)
+		}
+		wantErr(t, err, c.code, c.msg)
+	}
+	// T14 (S12).
+	for _, v := range []jsvalue.Value{jsvalue.Num(-5), jsvalue.Num(math.NaN()), jsvalue.Num(math.Inf(1)), jsvalue.NullValue(), str("0"), jsvalue.Num(2147483648)} {
+		o := base()
+		o.interval = v
+		_, err := w.create(o)
+		wantErr(t, err, "invalid_argument", "opts.flushIntervalMs must be a finite number between 0 and 2147483647; got "+jsvalue.GoString(v.Display()))
+	}
+	for _, f := range []float64{16.5, math.Copysign(0, -1), 2147483647} {
+		o := base()
+		o.interval = jsvalue.Num(f)
+		h, err := w.create(o)
+		if err != nil || h.Interval != f || math.Signbit(h.Interval) {
+			t.Fatalf("interval %v: %v %v", f, h, err)
+		}
+	}
+	// T17: a failed call leaves no trace.
+	if n := len(w.k.ListUnsettled(0)); n != 4 {
+		t.Fatalf("only successful creations are registered; got %d", n)
+	}
+}
+
+func TestT18_NewHandleDefaults(t *testing.T) {
+	w := newWorld(t)
+	h := w.H(func(o *opts) { o.interval = jsvalue.Undef() })
+	if h.Settled() || h.Interval != 33 || jsvalue.GoString(h.Owner) != "unknown" || h.Gen != Normal {
+		t.Fatalf("defaults: %+v", h)
+	}
+	rows := w.k.ListUnsettled(0)
+	if len(rows) != 1 || jsvalue.GoString(rows[0].Owner) != "unknown" { // S15
+		t.Fatalf("rows %+v", rows)
+	}
+}
+
+// S20–S22, S26: T21–T23, T33.
+func TestT21T23_MutatorsTypeThenState(t *testing.T) {
+	w := newWorld(t)
+	h := w.H(nil)
+	if err := w.setText(h, "hello"); err != nil {
+		t.Fatal(err)
+	}
+	w.setText(h, "hello world")
+	if got := jsvalue.GoString(w.bufs[h.ID].text); got != "hello world" {
+		t.Fatalf("text %q", got)
+	}
+	wantErr(t, h.SetText(jsvalue.Number, 0), "invalid_argument", "setText requires string; got number")
+	wantErr(t, h.SetReasoning(jsvalue.Null), "invalid_argument", "setReasoning requires string; got object")
+	wantErr(t, h.AppendReasoning(jsvalue.Number, 0), "invalid_argument", "appendReasoning requires string; got number")
+	w.settle(h, Committed)
+	wantErr(t, h.SetText(jsvalue.Number, 0), "invalid_argument", "") // T33: type check first
+	wantErr(t, w.setText(h, "a"), "editor_committed", "editor committed; mutation rejected")
+	if got := jsvalue.GoString(w.bufs[h.ID].text); got != "hello world" {
+		t.Fatalf("refused write must restore: %q", got)
+	}
+	for _, s := range []State{Aborted, Discarded} {
+		h := w.H(nil)
+		w.settle(h, s)
+		wantErr(t, w.setText(h, "a"), "editor_"+s.String(), "editor "+s.String()+"; mutation rejected")
+		wantErr(t, w.setReasoning(h, "a"), "editor_"+s.String(), "")
+		wantErr(t, w.appendReasoning(h, "x"), "editor_"+s.String(), "")
+		if err := w.appendReasoning(h, ""); err != nil { // T23 step 2
+			t.Fatalf("empty append on settled: %v", err)
+		}
+	}
+}
+
+// S23, S24, S25: T23, T24.
+func TestT23T24_WritesAndEmptyAppend(t *testing.T) {
+	w := newWorld(t)
+	r := &recorder{}
+	h := w.H(func(o *opts) { o.text = str("x") })
+	w.onUpdate(h, r.cb)
+	w.setText(h, "x")
+	wantCalls(t, r, [2]string{"x", ""})
+	r2 := &recorder{}
+	h2 := w.H(func(o *opts) { o.reasoning = str("seed") })
+	w.onUpdate(h2, r2.cb)
+	w.appendReasoning(h2, " more")
+	w.appendReasoning(h2, "")
+	wantCalls(t, r2, [2]string{"", "seed more"})
+}
+
+// S28–S33: T25, T26.
+func TestT25T26_ContinuePrefix(t *testing.T) {
+	w := newWorld(t)
+	h := w.H(func(o *opts) { o.gen = str("continue"); o.text = str("Hello ") })
+	err := w.setText(h, "Bye there")
+	wantErr(t, err, "invalid_op_for_continue", "setText in 'continue' must keep originalText prefix; got \"Bye there\"…")
+	if v, _ := err.Details.Get("originalPrefix"); jsvalue.GoString(v.Str) != "Hello " || err.Details.Keys[0] != "originalPrefix" {
+		t.Fatalf("details %+v", err.Details)
+	}
+	if got := jsvalue.GoString(w.bufs[h.ID].text); got != "Hello " {
+		t.Fatalf("buffer changed: %q", got)
+	}
+	for _, ok := range []string{"Hello world", "Hello "} {
+		if err := w.setText(h, ok); err != nil {
+			t.Fatalf("%q: %v", ok, err)
+		}
+	}
+	if err := w.setText(h, "Hell"); err == nil {
+		t.Fatal("shorter than the prefix must fail")
+	}
+	// Reasoning has no invariant; nor have swipe/regenerate; '' prefix accepts anything.
+	if err := w.setReasoning(h, "anything"); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []string{"swipe", "regenerate"} {
+		h := w.H(func(o *opts) { o.gen = str(g); o.text = str("orig") })
+		if err := w.setText(h, "anything"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h0 := w.H(func(o *opts) { o.gen = str("continue"); o.text = str("") })
+	w.pulls = 0
+	if err := w.setText(h0, "zzz"); err != nil || w.pulls != 0 {
+		t.Fatalf("empty prefix: %v, pulls %d", err, w.pulls)
+	}
+	// S32: the message quotes the first 32 units, escaping a split pair.
+	hp := w.H(func(o *opts) { o.gen = str("continue"); o.text = str("P") })
+	err = w.setText(hp, strings.Repeat("a", 31)+"😀z")
+	want := "setText in 'continue' must keep originalText prefix; got \"" + strings.Repeat("a", 31) + `\ud83d` + "\"…"
+	wantErr(t, err, "invalid_op_for_continue", want)
+	hx := w.H(func(o *opts) { o.gen = str("continue"); o.text = str(strings.Repeat("x", 100)) })
+	err = w.setText(hx, "y")
+	if v, _ := err.Details.Get("originalPrefix"); len(v.Str) != 64 {
+		t.Fatalf("originalPrefix length %d", len(v.Str))
+	}
+	// A settled continue handle reports the state, not the prefix (S22).
+	w.settle(h, Committed)
+	wantErr(t, w.setText(h, "zzz"), "editor_committed", "")
+}
+
+// S35–S39, S43: T28, T30.
+func TestT28T30_TerminalTable(t *testing.T) {
+	w := newWorld(t)
+	msgs := map[[2]State]string{
+		{Committed, Aborted}: "cannot abort a committed handle", {Committed, Discarded}: "cannot discard a committed handle",
+		{Aborted, Committed}: "cannot commit an aborted handle", {Aborted, Discarded}: "cannot discard an aborted handle",
+		{Discarded, Committed}: "cannot commit a discarded handle", {Discarded, Aborted}: "cannot abort a discarded handle",
+	}
+	for _, first := range []State{Committed, Aborted, Discarded} {
+		r := &recorder{}
+		h := w.H(func(o *opts) { o.text = str("orig"); o.reasoning = str("origR") })
+		w.onUpdate(h, r.cb)
+		w.setText(h, "cur")
+		w.setReasoning(h, "curR")
+		res := h.Settle(first)
+		if !res.Settled || res.Err != nil || res.Outcome.Status != first {
+			t.Fatalf("settle %v: %+v", first, res)
+		}
+		if first == Discarded && (res.Outcome.TextFrom != OriginalText || res.Outcome.ReasonFrom != OriginalReasoning) {
+			t.Fatal("discard reports the originals")
+		}
+		if first != Discarded && (res.Outcome.TextFrom != Text || res.Outcome.ReasonFrom != Reasoning) {
+			t.Fatal("commit/abort report the buffers")
+		}
+		n := len(r.calls)
+		if again := h.Settle(first); again.Settled || again.Err != nil { // S37
+			t.Fatalf("repeat must be a no-op: %+v", again)
+		}
+		if len(r.calls) != n {
+			t.Fatal("a no-op does not flush")
+		}
+		for _, other := range []State{Committed, Aborted, Discarded} {
+			if other == first {
+				continue
+			}
+			res := h.Settle(other)
+			wantErr(t, res.Err, "editor_"+first.String(), msgs[[2]State{first, other}])
+			if h.State() != first || res.Settled {
+				t.Fatal("a rejected call changes nothing")
+			}
+		}
+	}
+}
+
+// S41–S45: T29, T31, T32, T44.
+func TestT31T32_FinalFlush(t *testing.T) {
+	w := newWorld(t)
+	r := &recorder{}
+	h := w.H(func(o *opts) { o.interval = jsvalue.Num(1000) })
+	w.onUpdate(h, r.cb)
+	w.setText(h, "flushed")
+	wantCalls(t, r)
+	w.settle(h, Committed)
+	wantCalls(t, r, [2]string{"flushed", ""})
+	if len(w.timers) != 0 {
+		t.Fatal("no timer remains after settlement (T33)")
+	}
+	w.advance(5000)
+	wantCalls(t, r, [2]string{"flushed", ""})
+	// S43: nothing pending still flushes once; a second commit does not.
+	r2 := &recorder{}
+	h2 := w.H(nil)
+	w.onUpdate(h2, r2.cb)
+	w.settle(h2, Committed)
+	w.settle(h2, Committed)
+	wantCalls(t, r2, [2]string{"", ""})
+	// Abort flushes too.
+	r3 := &recorder{}
+	h3 := w.H(func(o *opts) { o.interval = jsvalue.Num(1000) })
+	w.onUpdate(h3, r3.cb)
+	w.setText(h3, "p")
+	w.settle(h3, Aborted)
+	wantCalls(t, r3, [2]string{"p", ""})
+	// S44: discard never calls.
+	r4 := &recorder{}
+	h4 := w.H(func(o *opts) { o.interval = jsvalue.Num(1000) })
+	w.onUpdate(h4, r4.cb)
+	w.setText(h4, "p")
+	w.settle(h4, Discarded)
+	w.advance(2000)
+	wantCalls(t, r4)
+	// S45: a write from the final flush throws editor_committed; it is caught and warned.
+	h5 := w.H(func(o *opts) { o.owner = str("my-plugin") })
+	w.onUpdate(h5, func(string, string) {
+		if err := w.setText(h5, "late"); err != nil {
+			panic(err)
+		}
+	})
+	if err := w.settle(h5, Committed); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.warns) != 1 || w.warns[0] != "[message-takeover] onUpdate threw during final flush (owner=my-plugin)" {
+		t.Fatalf("warns %q", w.warns)
+	}
+	if jsvalue.GoString(w.bufs[h5.ID].text) != "" {
+		t.Fatal("finalText unchanged")
+	}
+}
+
+// S46–S50: T34, T35.
+func TestT34T35_SettleOnAbort(t *testing.T) {
+	w := newWorld(t)
+	h := w.H(func(o *opts) { o.signal = SignalGiven; o.settle = jsvalue.Bool(true) })
+	if !h.ListensForAbort() {
+		t.Fatal("settleOnAbort handles listen")
+	}
+	w.setText(h, "partial")
+	res := h.SignalAborted()
+	if !res.Settled || res.Outcome.Status != Aborted || !h.Settled() {
+		t.Fatalf("signal settle %+v", res)
+	}
+	if r := h.Settle(Aborted); r.Err != nil || r.Settled {
+		t.Fatal("abort() after a signal settle is a resolved no-op")
+	}
+	wantErr(t, h.Settle(Committed).Err, "editor_aborted", "cannot commit an aborted handle")
+	wantErr(t, h.Settle(Discarded).Err, "editor_aborted", "")
+	if r := h.SignalAborted(); r.Settled {
+		t.Fatal("a second fire changes nothing")
+	}
+	// S47: timed mode flushes once inside the signal settle.
+	r := &recorder{}
+	h2 := w.H(func(o *opts) { o.signal = SignalGiven; o.settle = jsvalue.Bool(true); o.interval = jsvalue.Num(1000) })
+	w.onUpdate(h2, r.cb)
+	w.setText(h2, "x")
+	h2.SignalAborted()
+	wantCalls(t, r, [2]string{"x", ""})
+	// S48: pre-aborted.
+	h3 := w.H(func(o *opts) {
+		o.signal = SignalGiven
+		o.aborted = true
+		o.settle = jsvalue.Bool(true)
+		o.text = str("o")
+	})
+	if !h3.Settled() || h3.ListensForAbort() || h3.Outcome().Status != Aborted || w.bufs[h3.ID].outcome == nil {
+		t.Fatal("pre-aborted handle is returned settled")
+	}
+	wantErr(t, w.setText(h3, "o1"), "editor_aborted", "")
+	r3 := &recorder{}
+	w.onUpdate(h3, r3.cb)
+	wantCalls(t, r3)
+	// S49: commit then a signal leaves it committed.
+	h4 := w.H(func(o *opts) { o.signal = SignalGiven; o.settle = jsvalue.Bool(true) })
+	w.settle(h4, Committed)
+	if h4.SignalAborted().Settled || h4.State() != Committed {
+		t.Fatal("signal after commit changes nothing")
+	}
+	// S50: without settleOnAbort the signal does nothing, even pre-aborted.
+	h5 := w.H(func(o *opts) { o.signal = SignalGiven; o.aborted = true })
+	if h5.Settled() || h5.ListensForAbort() || h5.SignalAborted().Settled {
+		t.Fatal("default handles ignore the signal (T34)")
+	}
+	if err := w.setText(h5, "still works"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// S51–S54: T37, T38, T40.
+func TestT38_TrailingEdgeThrottle(t *testing.T) {
+	w := newWorld(t)
+	r := &recorder{}
+	h := w.H(func(o *opts) { o.interval = jsvalue.Undef() })
+	w.onUpdate(h, r.cb)
+	for i := 0; i < 5; i++ {
+		w.setText(h, string(rune('a'+i)))
+	}
+	w.advance(32)
+	wantCalls(t, r)
+	w.advance(1)
+	wantCalls(t, r, [2]string{"e", ""})
+	// S53: a write every 7 ms with interval 30.
+	w2 := newWorld(t)
+	r2 := &recorder{}
+	var times []float64
+	h2 := w2.H(func(o *opts) { o.interval = jsvalue.Num(30) })
+	w2.onUpdate(h2, func(a, b string) { times = append(times, w2.now); r2.cb(a, b) })
+	for ts := 0; ts <= 98; ts += 7 {
+		w2.advance(float64(ts) - w2.now)
+		w2.setText(h2, jsvalue.NumberString(float64(ts)))
+	}
+	w2.advance(200)
+	wantCalls(t, r2, [2]string{"28", ""}, [2]string{"63", ""}, [2]string{"98", ""})
+	if times[0] != 30 || times[1] != 65 || times[2] != 100 {
+		t.Fatalf("times %v", times)
+	}
+	// S54.
+	r3 := &recorder{}
+	h3 := w.H(func(o *opts) { o.interval = jsvalue.Num(10) })
+	w.onUpdate(h3, r3.cb)
+	w.setText(h3, "a")
+	w.setReasoning(h3, "r1")
+	w.setText(h3, "b")
+	w.advance(10)
+	wantCalls(t, r3, [2]string{"b", "r1"})
+	// T37: without a callback no timer starts.
+	h4 := w.H(func(o *opts) { o.interval = jsvalue.Num(10) })
+	w.setText(h4, "a")
+	if _, ok := w.timers[h4.ID]; ok {
+		t.Fatal("no timer without a callback")
+	}
+	// S51: immediate mode delivers inside the mutator.
+	r5 := &recorder{}
+	h5 := w.H(nil)
+	w.onUpdate(h5, r5.cb)
+	w.setText(h5, "now")
+	wantCalls(t, r5, [2]string{"now", ""})
+}
+
+// S55–S58: T36, T41, T42.
+func TestT36T42_AttachAndDetach(t *testing.T) {
+	w := newWorld(t)
+	r := &recorder{}
+	h := w.H(nil)
+	w.setText(h, "a")
+	w.setText(h, "b")
+	w.onUpdate(h, r.cb)
+	wantCalls(t, r, [2]string{"b", ""})
+	r2 := &recorder{}
+	w.onUpdate(h, r2.cb)
+	wantCalls(t, r2)
+	// S56.
+	r3, r4 := &recorder{}, &recorder{}
+	h2 := w.H(func(o *opts) { o.interval = jsvalue.Num(1000) })
+	w.onUpdate(h2, r3.cb)
+	w.setText(h2, "a")
+	w.onUpdate(h2, r4.cb)
+	wantCalls(t, r4, [2]string{"a", ""})
+	w.advance(1000)
+	wantCalls(t, r3)
+	wantCalls(t, r4, [2]string{"a", ""})
+	// S57.
+	r5, r6 := &recorder{}, &recorder{}
+	h3 := w.H(func(o *opts) { o.interval = jsvalue.Num(10) })
+	w.onUpdate(h3, r5.cb)
+	w.setText(h3, "a")
+	w.onUpdate(h3, nil)
+	w.advance(25)
+	wantCalls(t, r5)
+	w.onUpdate(h3, r6.cb)
+	wantCalls(t, r6, [2]string{"a", ""})
+	// S58.
+	wantErr(t, h3.SetOnUpdate(jsvalue.Number), "invalid_argument", "setOnUpdate requires a function or null; got number")
+	if err := h3.SetOnUpdate(jsvalue.Undefined); err != nil {
+		t.Fatal(err)
+	}
+	// Allowed when settled.
+	w.settle(h3, Discarded)
+	if err := w.onUpdate(h3, r6.cb); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// S59, S60: T44, T45.
+func TestT44T45_ThrowAndReentry(t *testing.T) {
+	w := newWorld(t)
+	calls := 0
+	h := w.H(func(o *opts) { o.interval = jsvalue.Num(10) })
+	w.onUpdate(h, func(string, string) {
+		calls++
+		if calls == 1 {
+			panic("boom")
+		}
+	})
+	w.setText(h, "a")
+	w.advance(10)
+	if len(w.warns) != 1 || w.warns[0] != "[message-takeover] onUpdate threw during scheduled flush (owner=unknown)" {
+		t.Fatalf("warns %q", w.warns)
+	}
+	w.setText(h, "b")
+	w.advance(10)
+	if calls != 2 {
+		t.Fatal("the next write is still delivered")
+	}
+	// S60: immediate mode re-entry is delivered after the call returns.
+	var events []string
+	h2 := w.H(nil)
+	first := true
+	w.onUpdate(h2, func(text, _ string) {
+		events = append(events, "enter:"+text)
+		if first {
+			first = false
+			w.setText(h2, text+"!")
+		}
+		events = append(events, "exit")
+	})
+	w.setText(h2, "a")
+	want := []string{"enter:a", "exit", "enter:a!", "exit"}
+	if strings.Join(events, ",") != strings.Join(want, ",") {
+		t.Fatalf("events %v", events)
+	}
+	// Timed mode: a write in a callback starts a window as usual.
+	r := &recorder{}
+	h3 := w.H(func(o *opts) { o.interval = jsvalue.Num(10) })
+	once := true
+	w.onUpdate(h3, func(a, b string) {
+		r.cb(a, b)
+		if once {
+			once = false
+			w.setText(h3, "second")
+		}
+	})
+	w.setText(h3, "first")
+	w.advance(10)
+	wantCalls(t, r, [2]string{"first", ""})
+	w.advance(10)
+	wantCalls(t, r, [2]string{"first", ""}, [2]string{"second", ""})
+	// Attach, immediate: warnings name their phase.
+	h4 := w.H(nil)
+	w.setText(h4, "x")
+	w.onUpdate(h4, func(string, string) { panic("x") })
+	w.setText(h4, "y")
+	got := w.warns[len(w.warns)-2:]
+	if got[0] != "[message-takeover] onUpdate threw during attach flush (owner=unknown)" ||
+		got[1] != "[message-takeover] onUpdate threw during immediate flush (owner=unknown)" {
+		t.Fatalf("warns %q", got)
+	}
+}
+
+// T31/T45: a commit from inside a callback runs its final flush nested.
+func TestT31_CommitInsideCallback(t *testing.T) {
+	w := newWorld(t)
+	var events []string
+	h := w.H(nil)
+	w.onUpdate(h, func(text, _ string) {
+		events = append(events, "cb:"+text)
+		if !h.Settled() {
+			w.settle(h, Committed)
+			events = append(events, "committed")
+		}
+	})
+	w.setText(h, "a")
+	if strings.Join(events, ",") != "cb:a,cb:a,committed" || h.State() != Committed {
+		t.Fatalf("events %v", events)
+	}
+}
+
+// T65: listing and release.
+func TestT65_ListUnsettledAndRelease(t *testing.T) {
+	w := newWorld(t)
+	a := w.H(func(o *opts) { o.owner = str("a") })
+	w.now = 100
+	b := w.H(func(o *opts) { o.owner = str("b"); o.gen = str("swipe") })
+	b.Claimed = true
+	c := w.H(nil)
+	w.settle(c, Committed)
+	rows := w.k.ListUnsettled(600.7)
+	if len(rows) != 2 || jsvalue.GoString(rows[0].Owner) != "a" || rows[0].AgeMs != 600 || rows[1].Gen != Swipe || !rows[1].Claimed || rows[1].AgeMs != 500 {
+		t.Fatalf("rows %+v", rows)
+	}
+	w.k.Release(a.ID)
+	if rows := w.k.ListUnsettled(700); len(rows) != 1 || w.k.Get(a.ID) != nil {
+		t.Fatalf("released handle still listed: %+v", rows)
+	}
+	for i := 0; i < 200; i++ {
+		w.k.Release(w.H(nil).ID)
+	}
+	if len(w.k.order) > 70 {
+		t.Fatalf("order not compacted: %d", len(w.k.order))
+	}
+}
