@@ -1,0 +1,154 @@
+package sessionlog
+
+// Source kinds the editor writes and recognises.
+const (
+	EditorSourceKind = "plugin:tavern-core-message-editor"
+	TriggerIDPrefix  = "tavern-core-message-editor:trigger:"
+	TriggerText      = "Please respond to the message above."
+)
+
+// message returns the model message an eligible event carries (S15):
+// user/message's data is the message; the other types wrap it in data.message.
+func message(ev *Event) map[string]any {
+	d := asMap(ev.Data())
+	if ev.Type == "user/message" {
+		return d
+	}
+	return asMap(d["message"])
+}
+
+func messageID(ev *Event) string { return asString(message(ev)["id"]) }
+
+func contentOf(msg map[string]any) []any {
+	switch c := msg["content"].(type) {
+	case []any:
+		return c
+	case string:
+		// An older flattened shape; read it as one text block (S17 puts
+		// such logs out of scope for editing, but readers must not fail).
+		return []any{map[string]any{"type": "text", "text": c}}
+	}
+	return nil
+}
+
+func sourceOf(msg map[string]any) map[string]any { return asMap(msg["source"]) }
+
+func sourceKind(msg map[string]any) string { return asString(sourceOf(msg)["kind"]) }
+
+// isUserKind: a user/message whose source kind is 'user' (Terms).
+func isUserKind(ev *Event) bool {
+	return ev.Type == "user/message" && sourceKind(message(ev)) == "user"
+}
+
+// isContext: any other user/message (Terms).
+func isContext(ev *Event) bool {
+	return ev.Type == "user/message" && sourceKind(message(ev)) != "user"
+}
+
+// isCheckpointSource reports a compaction checkpoint's source (Terms): the
+// producer-owned kind in v4, the plugin wrapper before it.
+func isCheckpointSource(src map[string]any, version int) bool {
+	if version >= 4 {
+		return asString(src["kind"]) == "compact-checkpoint"
+	}
+	return asString(src["kind"]) == "plugin" && asString(src["plugin"]) == "compact"
+}
+
+func (l *Log) isCheckpoint(seq int) bool {
+	ev := l.Events[seq]
+	return l.kinds[seq] == kindReplace && ev.Type == "user/message" &&
+		isCheckpointSource(sourceOf(message(ev)), l.Version())
+}
+
+// editMark reads source.messageEdit of a replacement (S41). Only the legacy
+// assistant planner (S57) marks anything other than a user/message.
+func (l *Log) editMark(seq int) (orig int, action string, ok bool) {
+	ev := l.Events[seq]
+	if l.kinds[seq] != kindReplace {
+		return 0, "", false
+	}
+	me := asMap(sourceOf(message(ev))["messageEdit"])
+	o, ok := seqValue(me["originalEventSeq"], l.Version())
+	action = asString(me["action"])
+	if !ok || (action != ActionEdit && action != ActionUndo && action != ActionRegenerate) {
+		return 0, "", false
+	}
+	return o, action, true
+}
+
+// editorCopyOf reports whether seq is an editor copy of the original at o:
+// marked with o, of the original's type and carrying its id (S41, S42).
+func (l *Log) editorCopyOf(seq, o int) (string, bool) {
+	mo, action, ok := l.editMark(seq)
+	if !ok || mo != o || o >= len(l.Events) || !l.isAppend(o) {
+		return "", false
+	}
+	copyEv, origEv := l.Events[seq], l.Events[o]
+	if copyEv.Type != origEv.Type || messageID(copyEv) != messageID(origEv) {
+		return "", false
+	}
+	return action, true
+}
+
+// emptyContent: the node keeps its place but yields no message (S28).
+func emptyContent(msg map[string]any) bool {
+	switch c := msg["content"].(type) {
+	case []any:
+		return len(c) == 0
+	case string:
+		return c == ""
+	case nil:
+		return true
+	}
+	return false
+}
+
+// Messages derives the model-visible messages from the surface (S28), as
+// the objects stored in the log.
+func (l *Log) Messages() []any {
+	out := make([]any, 0, len(l.nodes))
+	for _, seq := range l.nodes {
+		ev := l.Events[seq]
+		msg := message(ev)
+		switch ev.Type {
+		case "user/message":
+			out = append(out, ev.Data())
+		case "tool/result":
+			out = append(out, msg)
+		default:
+			if msg != nil && !emptyContent(msg) {
+				out = append(out, msg)
+			}
+		}
+	}
+	return out
+}
+
+// CompactionOpen applies S77: scanning backwards, the first compaction
+// start or end decides; a start is void when a later session/end-seed
+// marks a new lifecycle.
+func (l *Log) CompactionOpen() bool {
+	seedAfter := false
+	for i := len(l.Events) - 1; i >= 0; i-- {
+		switch l.Events[i].Type {
+		case "session/end-seed":
+			seedAfter = true
+		case "compaction/end":
+			return false
+		case "compaction/start":
+			return !seedAfter
+		}
+	}
+	return false
+}
+
+// HasMessageID reports whether any user/message in the log carries id; the
+// host uses it to clear a pending wake once its trigger landed (S65).
+func (l *Log) HasMessageID(id string) bool {
+	for _, ev := range l.Events {
+		if ev.Type == "user/message" && messageID(ev) == id {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,49 @@
+package sessionlog
+
+import "fmt"
+
+// Stable error codes. The editor codes are the ones of S76; CodeInvalidLog
+// covers every decoder and validator refusal (V1–V23, JSON syntax).
+const (
+	CodeInvalidLog         = "invalid-log"
+	CodeBadRequest         = "bad-request"
+	CodeEmptyMessage       = "empty-message"
+	CodeMessageNotFound    = "message-not-found"
+	CodeNotUserMessage     = "not-user-message"
+	CodeAssistantImmutable = "assistant-immutable"
+	CodeTargetShadowed     = "target-shadowed"
+	CodeNoPrompt           = "no-prompt"
+	CodeRegenerateNotLast  = "regenerate-not-last"
+	CodeAgentBusy          = "agent-busy"
+	CodeNothingToUndo      = "nothing-to-undo"
+	CodeCompactionOpen     = "compaction-open"
+	CodeSessionNotLoaded   = "session-not-loaded"
+	CodeUnsupportedFormat  = "unsupported-format"
+	CodeInternal           = "internal"
+)
+
+// AssistantImmutableMessage is the normative S53 text.
+const AssistantImmutableMessage = "Model replies cannot be rewritten in this session format: a surface replacement must list every node it shadows in sourceEventSeqs, and assistant/message refuses that field, so no valid write exists. Nothing was saved."
+
+// Error is the value every refusal in this package returns.
+type Error struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	// Rule names the validator rule (V1…V23) for CodeInvalidLog errors.
+	Rule string `json:"rule,omitempty"`
+	// Seq is the offending event's index, or -1 when the problem is not
+	// tied to an event (header, JSON syntax, editor refusals).
+	Seq int `json:"seq"`
+	// Line is the 1-based input line for decoder errors, 0 otherwise.
+	Line int `json:"line,omitempty"`
+}
+
+func (e *Error) Error() string { return e.Message }
+
+func refuse(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Seq: -1}
+}
+
+func invalid(rule string, seq int, format string, args ...any) *Error {
+	return &Error{Code: CodeInvalidLog, Rule: rule, Message: fmt.Sprintf(format, args...), Seq: seq}
+}
