@@ -1,0 +1,71 @@
+# tavern-core: `make demo` runs the demo, `make test` runs every test.
+SHELL := /bin/bash
+GO ?= go
+GOROOT := $(shell $(GO) env GOROOT)
+WASM_EXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
+JS := js
+WASM := $(JS)/tavern-core.wasm
+WASMFLAGS := -trimpath -ldflags="-s -w"
+GO_SOURCES := $(shell find . -name '*.go' -not -path './js/node_modules/*') go.mod go.sum
+# Go frames live on V8's stack: raise the limit so deep recursion throws
+# instead of segfaulting Node (TOOLCHAIN.md).
+STACK := ulimit -s 65536 2>/dev/null || ulimit -s unlimited 2>/dev/null || true
+
+.PHONY: all build wasm node_modules test test-go test-wasm test-js test-e2e vet bench size demo fuzz clean
+
+all: build
+
+build: wasm
+
+wasm: $(WASM) $(JS)/wasm_exec.js
+
+$(WASM): $(GO_SOURCES)
+	GOOS=js GOARCH=wasm $(GO) build $(WASMFLAGS) -o $@ ./wasm/browser
+
+$(JS)/wasm_exec.js: $(GOROOT)/lib/wasm/wasm_exec.js
+	cp $< $@
+
+node_modules: $(JS)/node_modules/.package-lock.json
+
+$(JS)/node_modules/.package-lock.json: $(JS)/package.json $(JS)/package-lock.json
+	cd $(JS) && npm ci --no-audit --no-fund
+	touch $@
+
+vet:
+	$(GO) vet ./...
+	GOOS=js GOARCH=wasm $(GO) vet ./bridge/... ./wasm/...
+
+test-go:
+	$(GO) test ./...
+
+test-wasm:
+	$(STACK); GOOS=js GOARCH=wasm $(GO) test -exec "$(WASM_EXEC)" ./bridge/...
+
+test-js: wasm node_modules
+	$(STACK); cd $(JS) && node --test --test-concurrency=1 test/
+
+test-e2e: wasm node_modules
+	$(STACK); cd $(JS) && node e2e/run.js
+
+# 1–4 of DESIGN's test list; the browser part needs Debian's chromium
+# (E2E=required turns its absence into a failure, as CI does).
+test: vet test-go test-wasm test-js test-e2e
+
+bench: wasm node_modules
+	$(STACK); cd $(JS) && node --expose-gc bench/run.js
+
+size: wasm
+	@raw=$$(stat -c %s $(WASM)); \
+	br=$$(brotli -c -q 11 $(WASM) | wc -c); \
+	gz=$$(gzip -c -9 $(WASM) | wc -c); \
+	echo "tavern-core.wasm: $$raw bytes raw, $$br bytes brotli -q11, $$gz bytes gzip -9"
+
+demo: wasm node_modules
+	cd $(JS) && node demo/server.js
+
+FUZZTIME ?= 30s
+fuzz:
+	$(GO) test -run='^$$' -fuzz=FuzzPatches -fuzztime=$(FUZZTIME) ./takeover/editops/
+
+clean:
+	rm -f $(WASM) $(JS)/wasm_exec.js

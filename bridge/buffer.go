@@ -1,0 +1,40 @@
+//go:build js && wasm
+
+package bridge
+
+import "unsafe"
+
+// buf is the shared text buffer. JS views it as a Uint16Array at the
+// address tc_buf returns, re-created whenever memory has grown.
+var buf = make([]uint16, 4096)
+
+// Reserve makes the buffer hold at least n units and returns it. Growing
+// replaces the slice, so callers must not keep an older one across calls
+// out to JS.
+func Reserve(n int) []uint16 {
+	if n > len(buf) {
+		c := len(buf)
+		for c < n {
+			c *= 2
+		}
+		buf = make([]uint16, c)
+	}
+	return buf
+}
+
+// Buf returns the current buffer.
+func Buf() []uint16 { return buf }
+
+// Addr is the buffer's address in linear memory.
+func Addr() uint32 { return uint32(uintptr(unsafe.Pointer(&buf[0]))) }
+
+//go:wasmexport tc_buf
+func tcBuf(n int32) (addr uint32) {
+	defer func() {
+		if recover() != nil {
+			addr = 0
+		}
+	}()
+	Reserve(int(n))
+	return Addr()
+}

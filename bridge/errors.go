@@ -1,0 +1,73 @@
+package bridge
+
+import (
+	"runtime/debug"
+	"strings"
+
+	"tavern-core/apierr"
+	"tavern-core/jsvalue"
+)
+
+// Status values of fast-lane calls.
+const (
+	OK     = 0
+	Failed = -1 // an error record waits (tc_err)
+)
+
+// last is the pending error record, cleared when read.
+var last *apierr.Error
+
+// Fail stores err for the facade and returns Failed.
+func Fail(err *apierr.Error) int32 {
+	last = err
+	return Failed
+}
+
+// Contain turns a panic into an `internal` error. Every export defers it:
+//
+//	defer bridge.Contain(&status)
+func Contain(status *int32) {
+	if r := recover(); r != nil {
+		*status = Fail(Internal(r))
+	}
+}
+
+// Internal describes a recovered panic.
+func Internal(r any) *apierr.Error {
+	msg := "tavern-core internal error: "
+	switch v := r.(type) {
+	case error:
+		msg += v.Error()
+	case string:
+		msg += v
+	default:
+		msg += "panic"
+	}
+	// The first frames below the panic tell a maintainer where it was.
+	stack := string(debug.Stack())
+	if i := strings.Index(stack, "panic("); i >= 0 {
+		stack = stack[i:]
+	}
+	if len(stack) > 1500 {
+		stack = stack[:1500]
+	}
+	return apierr.New(apierr.Internal, "internal", msg).With("stack", jsvalue.ASCII(stack))
+}
+
+// EncodeErr writes an error record: class unit, code, message, details,
+// cause.
+func EncodeErr(e *Encoder, err *apierr.Error) {
+	e.Unit(uint16(err.Class))
+	e.Units(jsvalue.U(err.Code))
+	e.Units(err.Message)
+	if err.Details == nil {
+		e.Unit(TagNull)
+	} else {
+		e.Record(err.Details)
+	}
+	if err.Cause.Kind == jsvalue.Undefined && err.Cause.Ref == 0 {
+		e.Unit(TagNull)
+	} else {
+		e.Value(err.Cause)
+	}
+}

@@ -1,0 +1,42 @@
+//go:build js && wasm
+
+package bridge
+
+var errEnc Encoder
+
+// tc_err moves the pending error record into the buffer and returns its
+// length in units (0 when none is pending).
+//
+//go:wasmexport tc_err
+func tcErr() (n int32) {
+	defer func() {
+		if recover() != nil {
+			n = 0
+		}
+	}()
+	if last == nil {
+		return 0
+	}
+	errEnc.Reset()
+	EncodeErr(&errEnc, last)
+	last = nil
+	out := errEnc.Out()
+	copy(Reserve(len(out)), out)
+	return int32(len(out))
+}
+
+// Write copies units into the buffer and returns how many were written.
+func Write(u []uint16) int32 {
+	copy(Reserve(len(u)), u)
+	return int32(len(u))
+}
+
+// tc_panic exists so tests can prove panic containment end to end.
+//
+//go:wasmexport tc_panic
+func tcPanic() (st int32) {
+	defer Contain(&st)
+	var m map[string]int
+	m["boom"] = 1 // a real runtime panic, not a hand-made error
+	return OK
+}

@@ -1,0 +1,231 @@
+import { createTakeoverApi } from './takeover-api.js';
+
+// Loader: instantiates tavern-core.wasm under Node or in a browser and
+// returns a core instance whose fast-lane exports and buffer codec the
+// facades share. Facades hold no policy; this file only moves values.
+
+const IS_NODE = typeof process !== 'undefined' && !!process.versions?.node;
+
+let goRuntime; // Go's wasm_exec.js installs globalThis.Go once.
+
+async function ensureGoRuntime() {
+  if (globalThis.Go) return;
+  goRuntime ??= (async () => {
+    if (IS_NODE) {
+      // wasm_exec.js needs these Node globals; Node 20 has them, but the
+      // script expects `fs`/`crypto` on globalThis for its syscall shims.
+      const { createRequire } = await import('node:module');
+      const require = createRequire(import.meta.url);
+      globalThis.fs ??= require('node:fs');
+      globalThis.path ??= require('node:path');
+      globalThis.crypto ??= require('node:crypto').webcrypto;
+      require(new URL('./wasm_exec.js', import.meta.url).pathname);
+    } else {
+      await import(new URL('./wasm_exec.js', import.meta.url).href);
+    }
+  })();
+  await goRuntime;
+}
+
+async function wasmSource(options) {
+  if (options.wasmBytes) return options.wasmBytes;
+  const url = options.wasmURL ?? new URL('./tavern-core.wasm', import.meta.url);
+  if (IS_NODE && String(url).startsWith('file:')) {
+    const { readFile } = await import('node:fs/promises');
+    return readFile(new URL(url));
+  }
+  return fetch(url);
+}
+
+/**
+ * Instantiate a fresh core. Most code wants the shared instance
+ * (`sharedCore()`), which every tavern-core module uses.
+ */
+export async function instantiate(options = {}) {
+  await ensureGoRuntime();
+  const go = new globalThis.Go();
+  const src = await wasmSource(options);
+  const { instance } = (src instanceof Response || (typeof src?.then === 'function'))
+    ? await WebAssembly.instantiateStreaming(src, go.importObject)
+    : await WebAssembly.instantiate(src, go.importObject);
+  const core = new Core(instance);
+  core.takeover = createTakeoverApi(core);
+  let ready = false;
+  globalThis.__tavernCoreBoot = {
+    takeover: core.takeoverFx,
+    ready() { ready = true; },
+  };
+  go.run(instance); // runs Go's main until it parks
+  if (!ready) throw new Error('tavern-core: module did not start');
+  return core;
+}
+
+let shared;
+/** The instance every module of the package shares (T68). */
+export function sharedCore(options) {
+  shared ??= instantiate(options);
+  return shared;
+}
+
+// Value tags and brands (bridge/codec.go).
+export const T = {
+  UNDEFINED: 0, NULL: 1, FALSE: 2, TRUE: 3, NUMBER: 4, STRING: 5, OBJECT: 6,
+  FUNCTION: 7, SYMBOL: 8, BIGINT: 9, RECORD: 10, REF: 11,
+};
+export const BRAND = { PLAIN: 0, SIGNAL: 1, ABORTED_SIGNAL: 2, ARRAY: 3, HANDLE: 4 };
+// jsvalue.Kind numbering.
+export const KIND = {
+  undefined: 0, null: 1, boolean: 2, number: 3, string: 4, object: 5, function: 6, symbol: 7, bigint: 8,
+};
+
+export function kindOf(v) {
+  return v === null ? 1 : KIND[typeof v];
+}
+
+const CHUNK = 8192;
+
+export class Core {
+  constructor(instance) {
+    this.ex = instance.exports;
+    this.memory = instance.exports.mem;
+    this.f64scratch = new Float64Array(1);
+    this.u16scratch = new Uint16Array(this.f64scratch.buffer);
+    this.refs = [];   // per-call table of JS values Go may hand back
+    this.enc = [];    // units being encoded for the next call
+    this.lastThrown = undefined;
+    this.takeoverFx = null; // set by takeover-api.js before Go starts
+    this.takeover = null;
+    this.handleIds = new WeakMap(); // handle object → Go id
+  }
+
+  /** A Uint16Array over the shared buffer, n units long (grown if needed). */
+  view(n) {
+    return new Uint16Array(this.memory.buffer, this.ex.tc_buf(n), n);
+  }
+
+  /** A view of n units at addr that Go filled. */
+  read(addr, n) {
+    return new Uint16Array(this.memory.buffer, addr, n);
+  }
+
+  // ---- encoding (JS → Go) ----
+  begin() { this.refs.length = 0; this.enc = []; }
+
+  _unit(u) { this.enc.push(u); }
+  _u32(n) { this.enc.push(n & 0xffff, n >>> 16); }
+  _f64(x) {
+    this.f64scratch[0] = x;
+    const s = this.u16scratch;
+    this.enc.push(s[0], s[1], s[2], s[3]);
+  }
+  _ref(v) { this.refs.push(v); return this.refs.length; }
+
+  /** Describe v; brand is the facade's description of an object. */
+  value(v, brand = BRAND.PLAIN) {
+    switch (typeof v) {
+      case 'undefined': this._unit(T.UNDEFINED); break;
+      case 'boolean': this._unit(v ? T.TRUE : T.FALSE); break;
+      case 'number': this._unit(T.NUMBER); this._f64(v); break;
+      case 'string': this._unit(T.STRING); this._str(v); break;
+      case 'function': this._unit(T.FUNCTION); this._u32(this._ref(v)); break;
+      case 'symbol': this._unit(T.SYMBOL); this._u32(this._ref(v)); break;
+      case 'bigint': this._unit(T.BIGINT); this._u32(this._ref(v)); break;
+      default:
+        if (v === null) { this._unit(T.NULL); break; }
+        this._unit(T.OBJECT); this._unit(brand); this._u32(this._ref(v));
+    }
+  }
+  f64(x) { this._f64(x); }
+  unit(u) { this._unit(u); }
+  _str(s) {
+    this._u32(s.length);
+    for (let i = 0; i < s.length; i++) this.enc.push(s.charCodeAt(i));
+  }
+
+  /** Copy the encoded values into Go memory; returns their length. */
+  flush() {
+    const e = this.enc;
+    const u = this.view(e.length);
+    for (let i = 0; i < e.length; i++) u[i] = e[i];
+    return e.length;
+  }
+
+  /** Write a string's first n units at addr (Go reserved the room). */
+  writeAt(addr, s, n) {
+    const m = Math.min(n, s.length);
+    const u = this.read(addr, m);
+    for (let i = 0; i < m; i++) u[i] = s.charCodeAt(i);
+    return m;
+  }
+
+  // ---- decoding (Go → JS) ----
+  /** Decode a string of n units at addr exactly (lone surrogates kept). */
+  string(addr, n) {
+    const u = this.read(addr, n);
+    if (n <= CHUNK) return String.fromCharCode.apply(null, u);
+    let s = '';
+    for (let i = 0; i < n; i += CHUNK) s += String.fromCharCode.apply(null, u.subarray(i, i + CHUNK));
+    return s;
+  }
+
+  decoder(n) { return new Decoder(this, n); }
+
+  /** Read the pending error record and build the JS error (T6–T8). */
+  takeError(classes) {
+    const n = this.ex.tc_err();
+    const d = this.decoder(n);
+    const cls = d.unit();
+    const code = d.str();
+    const message = d.str();
+    const details = d.value();
+    const cause = d.value();
+    this.refs.length = 0;
+    const Ctor = classes[cls] ?? classes.internal;
+    if (Ctor === TypeError || Ctor === Error) {
+      const e = new Ctor(message);
+      e.code = code;
+      if (details !== null) e.details = details;
+      return e;
+    }
+    return new Ctor(code, message, { details, cause });
+  }
+}
+
+class Decoder {
+  constructor(core, n) {
+    this.core = core;
+    this.u = core.view(n);
+    this.p = 0;
+  }
+  unit() { return this.u[this.p++]; }
+  u32() { const lo = this.u[this.p++]; return (lo | (this.u[this.p++] << 16)) >>> 0; }
+  f64() {
+    const s = this.core.u16scratch;
+    for (let i = 0; i < 4; i++) s[i] = this.u[this.p++];
+    return this.core.f64scratch[0];
+  }
+  str() {
+    const n = this.u32();
+    const s = this.core.string(this.u.byteOffset + this.p * 2, n);
+    this.p += n;
+    return s;
+  }
+  value() {
+    switch (this.unit()) {
+      case T.UNDEFINED: return undefined;
+      case T.NULL: return null;
+      case T.FALSE: return false;
+      case T.TRUE: return true;
+      case T.NUMBER: return this.f64();
+      case T.STRING: return this.str();
+      case T.RECORD: {
+        const n = this.u32();
+        const o = {};
+        for (let i = 0; i < n; i++) { const k = this.str(); o[k] = this.value(); }
+        return o;
+      }
+      case T.REF: return this.core.refs[this.u32() - 1];
+      default: throw new Error('tavern-core: bad value tag');
+    }
+  }
+}

@@ -1,0 +1,224 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"syscall/js"
+
+	"tavern-core/apierr"
+	"tavern-core/bridge"
+	"tavern-core/jsvalue"
+	"tavern-core/takeover"
+)
+
+// jsEdge implements takeover.Edge with the facade's effect functions
+// (js/takeover-api.js). Strings go through the shared buffer.
+type jsEdge struct {
+	pull, startTimer, cancelTimer, deliver, warn js.Value
+}
+
+var (
+	takeoverFx *jsEdge
+	kernel     *takeover.Kernel
+)
+
+func newTakeoverEdge(fx js.Value) *jsEdge {
+	e := &jsEdge{
+		pull: fx.Get("pull"), startTimer: fx.Get("startTimer"), cancelTimer: fx.Get("cancelTimer"),
+		deliver: fx.Get("deliver"), warn: fx.Get("warn"),
+	}
+	kernel = takeover.NewKernel(e)
+	return e
+}
+
+func (e *jsEdge) Pull(h *takeover.Handle, f takeover.Field, n int) []uint16 {
+	bridge.Reserve(n)
+	m := e.pull.Invoke(h.ID, int(f), n, bridge.Addr()).Int()
+	out := make([]uint16, m)
+	copy(out, bridge.Buf())
+	return out
+}
+
+func (e *jsEdge) StartTimer(h *takeover.Handle, ms float64, token uint32) {
+	e.startTimer.Invoke(h.ID, ms, token)
+}
+
+func (e *jsEdge) CancelTimer(h *takeover.Handle) { e.cancelTimer.Invoke(h.ID) }
+
+func (e *jsEdge) Deliver(h *takeover.Handle, p takeover.Phase) bool {
+	return e.deliver.Invoke(h.ID).Int() != 0
+}
+
+func (e *jsEdge) Warn(h *takeover.Handle, msg []uint16) {
+	n := bridge.Write(msg)
+	e.warn.Invoke(n, bridge.Addr())
+}
+
+func handle(id int32) *takeover.Handle {
+	h := kernel.Get(id)
+	if h == nil {
+		panic("takeover: unknown handle id")
+	}
+	return h
+}
+
+// Settled results are packed as 0x100 | status<<4 | textFrom<<2 | reasonFrom
+// so the facade can resolve `complete` without another crossing.
+func packTerminal(t takeover.Terminal) int32 {
+	if t.Err != nil {
+		return bridge.Fail(t.Err)
+	}
+	if !t.Settled {
+		return bridge.OK
+	}
+	o := t.Outcome
+	return 0x100 | int32(o.Status)<<4 | int32(o.TextFrom)<<2 | int32(o.ReasonFrom)
+}
+
+// tk_create reads createMessageEditorHandle's described options from the
+// buffer (n units) and returns id<<2 | listens<<1 | settled, or Failed.
+//
+//go:wasmexport tk_create
+func tkCreate(n int32) (st int32) {
+	defer bridge.Contain(&st)
+	d := bridge.NewDecoder(bridge.Buf(), int(n))
+	var o takeover.CreateOpts
+	o.Opts, _ = d.Value()
+	o.GenerationType, _ = d.Value()
+	o.OriginalText, _ = d.Value()
+	o.OriginalReasoning, _ = d.Value()
+	sig, brand := d.Value()
+	switch {
+	case sig.Kind == jsvalue.Undefined:
+		o.Signal = takeover.SignalAbsent
+	case sig.Kind == jsvalue.Object && (brand == bridge.BrandAbortSignal || brand == bridge.BrandAbortedSignal):
+		o.Signal, o.SignalAborted = takeover.SignalGiven, brand == bridge.BrandAbortedSignal
+	default:
+		o.Signal = takeover.SignalInvalid
+	}
+	o.FlushIntervalMs, _ = d.Value()
+	o.Owner, _ = d.Value()
+	o.SettleOnAbort, _ = d.Value()
+	o.Now = d.F64()
+	h, err := kernel.Create(o)
+	if err != nil {
+		return bridge.Fail(err)
+	}
+	st = h.ID << 2
+	if h.ListensForAbort() {
+		st |= 2
+	}
+	if h.Settled() {
+		st |= 1
+	}
+	return st
+}
+
+// tk_outcome packs a settled handle's outcome like packTerminal.
+//
+//go:wasmexport tk_outcome
+func tkOutcome(id int32) (st int32) {
+	defer bridge.Contain(&st)
+	return packTerminal(takeover.Terminal{Settled: true, Outcome: handle(id).Outcome()})
+}
+
+// tk_set is setText (field 0) and setReasoning (field 1): the facade has
+// stored the value (n units, of JS kind) and tells the kernel.
+//
+//go:wasmexport tk_set
+func tkSet(id, field, kind, n int32) (st int32) {
+	defer bridge.Contain(&st)
+	h := handle(id)
+	var err *apierr.Error
+	if field == 0 {
+		err = h.SetText(jsvalue.Kind(kind), int(n))
+	} else {
+		err = h.SetReasoning(jsvalue.Kind(kind))
+	}
+	if err != nil {
+		return bridge.Fail(err)
+	}
+	return bridge.OK
+}
+
+//go:wasmexport tk_append_reasoning
+func tkAppendReasoning(id, kind, n int32) (st int32) {
+	defer bridge.Contain(&st)
+	if err := handle(id).AppendReasoning(jsvalue.Kind(kind), int(n)); err != nil {
+		return bridge.Fail(err)
+	}
+	return bridge.OK
+}
+
+//go:wasmexport tk_on_update
+func tkOnUpdate(id, kind int32) (st int32) {
+	defer bridge.Contain(&st)
+	if err := handle(id).SetOnUpdate(jsvalue.Kind(kind)); err != nil {
+		return bridge.Fail(err)
+	}
+	return bridge.OK
+}
+
+// tk_settle is commit (1), abort (2) and discard (3).
+//
+//go:wasmexport tk_settle
+func tkSettle(id, to int32) (st int32) {
+	defer bridge.Contain(&st)
+	if to < 1 || to > 3 {
+		panic("takeover: bad terminal state")
+	}
+	return packTerminal(handle(id).Settle(takeover.State(to)))
+}
+
+//go:wasmexport tk_signal_abort
+func tkSignalAbort(id int32) (st int32) {
+	defer bridge.Contain(&st)
+	return packTerminal(handle(id).SignalAborted())
+}
+
+//go:wasmexport tk_timer
+func tkTimer(id int32, token uint32) (st int32) {
+	defer bridge.Contain(&st)
+	if h := kernel.Get(id); h != nil {
+		h.TimerFired(token)
+	}
+	return bridge.OK
+}
+
+//go:wasmexport tk_settled
+func tkSettled(id int32) (st int32) {
+	defer bridge.Contain(&st)
+	if handle(id).Settled() {
+		return 1
+	}
+	return 0
+}
+
+//go:wasmexport tk_release
+func tkRelease(id int32) (st int32) {
+	defer bridge.Contain(&st)
+	kernel.Release(id)
+	return bridge.OK
+}
+
+// tk_list writes listUnsettledHandles rows: count, then per row owner,
+// generation type, age and claimed.
+//
+//go:wasmexport tk_list
+func tkList(now float64) (st int32) {
+	defer bridge.Contain(&st)
+	var e bridge.Encoder
+	rows := kernel.ListUnsettled(now)
+	e.F64(float64(len(rows)))
+	for _, r := range rows {
+		e.Units(r.Owner)
+		e.Units(jsvalue.U(r.Gen.String()))
+		e.F64(r.AgeMs)
+		if r.Claimed {
+			e.Unit(1)
+		} else {
+			e.Unit(0)
+		}
+	}
+	return bridge.Write(e.Out())
+}
