@@ -1,0 +1,144 @@
+package editops
+
+import (
+	"tavern-core/apierr"
+	"tavern-core/jsvalue"
+)
+
+// Patch is one applyPatch entry as the facade read it: the entry itself (for
+// the not-an-object check) and every field the rules read, Undefined when
+// absent. String fields must carry their units in Str.
+type Patch struct {
+	Entry                          jsvalue.Value
+	Kind, Start, End, Offset, Text jsvalue.Value
+	Find, ReplaceWith, Occurrence  jsvalue.Value
+}
+
+// ApplyPatch is O13–O16. Entries are validated and applied in order to a
+// scratch value; the first failure returns that entry's error with
+// details.index appended and no edit. On success the Edit holds one splice
+// per entry, for a single setText. An empty list is a Noop. Units is called
+// at most once, and only if an entry is a context_replace.
+func ApplyPatch(h HandleKind, text Buffer, entries []Patch) (Edit, *apierr.Error) {
+	if err := checkHandle(h); err != nil {
+		return Edit{}, err
+	}
+	if len(entries) == 0 {
+		return Edit{Buf: Text, Noop: true}, nil
+	}
+	sc := scratch{src: text, n: text.Len(), splices: make([]Splice, 0, len(entries))}
+	for k := range entries {
+		sp, err := sc.entry(&entries[k])
+		if err != nil {
+			return Edit{}, err.With("index", jsvalue.Int(k))
+		}
+		sc.push(sp)
+	}
+	return Edit{Buf: Text, Splices: sc.splices}, nil
+}
+
+// PatchBySemantic is O25: one context replace from spec's find, replaceWith
+// and occurrence; spec.Kind and other fields are ignored, and errors carry no
+// index. spec.Entry is the spec argument itself.
+func PatchBySemantic(h HandleKind, text Buffer, spec Patch) (Edit, *apierr.Error) {
+	if err := checkHandle(h); err != nil {
+		return Edit{}, err
+	}
+	if !isPlainObject(spec.Entry) {
+		return Edit{}, invalid(ReasonNotAnObject, typeofMsg("patchBySemantic spec must be an object, got ", spec.Entry))
+	}
+	sp, err := contextReplace(text.Units, spec.Find, spec.ReplaceWith, spec.Occurrence)
+	if err != nil {
+		return Edit{}, err
+	}
+	return Edit{Buf: Text, Splices: []Splice{sp}}, nil
+}
+
+var kindNames = [...]string{"replace_range", "insert_at", "delete_range", "context_replace"}
+
+// entry validates one patch against the scratch value (O14).
+func (sc *scratch) entry(p *Patch) (Splice, *apierr.Error) {
+	if !isPlainObject(p.Entry) {
+		return Splice{}, invalid(ReasonNotAnObject, typeofMsg("patch must be an object, got ", p.Entry))
+	}
+	kind := -1
+	if p.Kind.Kind == jsvalue.String {
+		for i, name := range kindNames {
+			if unitsEqualASCII(p.Kind.Str, name) {
+				kind = i
+				break
+			}
+		}
+	}
+	switch kind {
+	case 0:
+		if err := checkString("replaceRange", p.Text); err != nil {
+			return Splice{}, err
+		}
+		return rangeSplice(sc.n, p.Start, p.End, p.Text)
+	case 1:
+		if err := checkString("insertAt", p.Text); err != nil {
+			return Splice{}, err
+		}
+		return insertSplice(sc.n, p.Offset, p.Text)
+	case 2:
+		return rangeSplice(sc.n, p.Start, p.End, emptyString)
+	case 3:
+		return contextReplace(sc.units, p.Find, p.ReplaceWith, p.Occurrence)
+	}
+	msg := jsvalue.Cat(jsvalue.U("unknown patch kind: "), p.Kind.Display())
+	return Splice{}, invalid(ReasonUnknownKind, msg).With("kind", p.Kind)
+}
+
+func unitsEqualASCII(u []uint16, s string) bool {
+	if len(u) != len(s) {
+		return false
+	}
+	for i := range u {
+		if u[i] != uint16(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// scratch is applyPatch's working value. Until an entry needs content it is
+// only a length and a list of splices; content is fetched once, read in place
+// while unchanged, and copied only when a splice must be applied before a
+// later search.
+type scratch struct {
+	src     Buffer
+	n       int      // current length
+	base    []uint16 // src.Units(), read-only; nil until fetched
+	fetched bool
+	buf     []uint16 // owned copy once a splice has been applied to content
+	applied int      // splices reflected in the content
+	splices []Splice
+}
+
+func (sc *scratch) push(sp Splice) {
+	sc.n += len(sp.Ins.Str) - (sp.End - sp.Start)
+	sc.splices = append(sc.splices, sp)
+}
+
+// units returns the current content, applying pending splices.
+func (sc *scratch) units() []uint16 {
+	if !sc.fetched {
+		sc.base, sc.fetched = sc.src.Units(), true
+	}
+	if sc.applied == len(sc.splices) {
+		if sc.buf != nil {
+			return sc.buf
+		}
+		return sc.base
+	}
+	if sc.buf == nil {
+		sc.buf = make([]uint16, len(sc.base), len(sc.base)+len(sc.base)/8+64)
+		copy(sc.buf, sc.base)
+	}
+	for _, sp := range sc.splices[sc.applied:] {
+		sc.buf = splice(sc.buf, sp.Start, sp.End, sp.Ins.Str)
+	}
+	sc.applied = len(sc.splices)
+	return sc.buf
+}
