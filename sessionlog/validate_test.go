@@ -111,13 +111,13 @@ func TestC07_V9toV13_Sources(t *testing.T) {
 	l := loadF(t)
 	base := `{"type":"user/message","data":{"id":"x","role":"user","content":[],"source":{"kind":"user"}},"surfaceOp":"append","sourceEventSeqs":`
 	cases := map[string]string{
-		`[]`:    "sourceEventSeqs must not be empty",
-		`[2,2]`: "sourceEventSeqs must not contain duplicates",
-		`[20]`:  "sourceEventSeqs must reference earlier events: 20 >= current seq 20",
-		`[-1]`:  `session event "user/message" sourceEventSeqs must densely contain non-negative safe integers`,
-		`2`:     "sourceEventSeqs on event at seq 20 must be an array when present",
-		`null`:  "sourceEventSeqs on event at seq 20 must be an array when present",
-		`[1.5]`: `session event "user/message" sourceEventSeqs must densely contain non-negative safe integers`,
+		`[]`:        "sourceEventSeqs must not be empty",
+		`[2,2]`:     "sourceEventSeqs must not contain duplicates",
+		`[20]`:      "sourceEventSeqs must reference earlier events: 20 >= current seq 20",
+		`[-1]`:      `session event "user/message" sourceEventSeqs must densely contain non-negative safe integers`,
+		`2`:         "sourceEventSeqs on event at seq 20 must be an array when present",
+		`null`:      "sourceEventSeqs on event at seq 20 must be an array when present",
+		`[1.5]`:     `session event "user/message" sourceEventSeqs must densely contain non-negative safe integers`,
 		`[3,25,21]`: "sourceEventSeqs must reference earlier events: 25 >= current seq 20",
 	}
 	for src, msg := range cases {
