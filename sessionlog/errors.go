@@ -6,6 +6,7 @@ import "fmt"
 // covers every decoder and validator refusal (V1–V23, JSON syntax).
 const (
 	CodeInvalidLog         = "invalid-log"
+	CodeReadFailed         = "read-failed" // the reader itself failed, not the log
 	CodeBadRequest         = "bad-request"
 	CodeEmptyMessage       = "empty-message"
 	CodeMessageNotFound    = "message-not-found"

@@ -80,7 +80,7 @@ func Decode(r io.Reader, opts DecodeOptions) (*Log, error) {
 			break
 		}
 		if readErr != nil {
-			return nil, &Error{Code: CodeInvalidLog, Message: readErr.Error(), Seq: -1}
+			return nil, &Error{Code: CodeReadFailed, Message: readErr.Error(), Seq: -1}
 		}
 	}
 	if l == nil {

@@ -479,3 +479,13 @@ func (l *Log) finish(typ string, data map[string]any, start, end int, src []int,
 	}
 	return ev, nil
 }
+
+// ResolveTarget returns the original event a target names (S35–S37), for
+// callers that need its type before planning.
+func (l *Log) ResolveTarget(t Target) (*Event, error) {
+	o, err := l.resolve(t)
+	if err != nil {
+		return nil, err
+	}
+	return l.Events[o], nil
+}
