@@ -1,0 +1,454 @@
+package chatsurface
+
+import "math"
+
+// gestureSettle is the settle timer's delay (C88).
+const gestureSettle = 150
+
+// bounded is the windowing state of managed mode (C72–C98).
+type bounded struct {
+	layout      *Layout               // the layout last written (indices = h.ids)
+	sizes       map[MessageID]float64 // measured sizes by mount key
+	written     bool                  // a layout was written this epoch
+	lastS       float64               // last written scroll position, read back
+	following   bool
+	held, owed  bool
+	refresh     bool // a measurement refresh is due (C97)
+	gesture     bool // a gesture lasts (settle timer running)
+	marked      bool
+	anchorStyle string
+
+	geomScheduled bool
+	geomFrame     int
+	timerSet      bool
+	timer         int
+
+	dirty       map[Node]bool // roots whose size change was notified
+	win         Window        // committed window
+	hasViewport bool          // a normal commit set V (C143 viewport)
+	committed   bool          // win holds a committed layout
+	top, middle Node          // spacer elements, 0 when absent
+	demand      []int
+}
+
+func (b *bounded) reset() {
+	*b = bounded{sizes: map[MessageID]float64{}, dirty: map[Node]bool{}, layout: NewLayout(nil, Metrics{})}
+}
+
+// stop cancels frames and the settle timer (C106, C112).
+func (b *bounded) stop(h *Host) {
+	if b.geomScheduled {
+		b.geomScheduled = false
+		h.sched.CancelFrame(b.geomFrame)
+	}
+	if b.timerSet {
+		b.timerSet = false
+		h.sched.ClearTimeout(b.timer)
+	}
+	b.gesture = false
+}
+
+// mark is C72 at open.
+func (b *bounded) mark(h *Host) {
+	b.marked = true
+	b.anchorStyle = h.dom.InlineStyle(h.root, "overflow-anchor")
+	h.dom.SetAttr(h.root, "data-tt-chat-surface", "bounded")
+	h.dom.SetAttr(h.root, "data-tt-chat-bootstrap", "true")
+	h.dom.SetInlineStyle(h.root, "overflow-anchor", "none")
+}
+
+// unmark is C107 step 4 for the bounded parts.
+func (b *bounded) unmark(h *Host) {
+	for _, s := range [...]*Node{&b.top, &b.middle} {
+		if *s != 0 {
+			h.dom.Remove(*s)
+			h.dom.Release(*s)
+			*s = 0
+		}
+	}
+	if b.marked {
+		h.dom.RemoveAttr(h.root, "data-tt-chat-surface")
+		h.dom.RemoveAttr(h.root, "data-tt-chat-bootstrap")
+		h.dom.SetInlineStyle(h.root, "overflow-anchor", b.anchorStyle)
+		b.marked = false
+	}
+}
+
+// restructure rebuilds the layout after a structural pass; sizes of keys
+// that left chat[] are dropped (C85). O(count) numeric work only (C146).
+func (b *bounded) restructure(h *Host) {
+	sizes := make([]float64, len(h.ids))
+	for i, id := range h.ids {
+		if s, ok := b.sizes[id]; ok {
+			sizes[i] = s
+		} else {
+			sizes[i] = EstimatedSize
+		}
+	}
+	if len(b.sizes) > 0 {
+		for id := range b.sizes {
+			if _, ok := h.index[id]; !ok {
+				delete(b.sizes, id)
+			}
+		}
+	}
+	b.layout = NewLayout(sizes, b.layout.Metrics())
+}
+
+// readMetrics reads Ps, Pe, G and H fresh (C80, C90 step 2).
+func (b *bounded) readMetrics(h *Host) {
+	d := h.dom
+	b.layout.SetMetrics(Metrics{
+		PadTop:    cssLength(d.ComputedStyle(h.root, "padding-top")),
+		PadBottom: cssLength(d.ComputedStyle(h.root, "padding-bottom")),
+		Gap:       cssLength(d.ComputedStyle(h.root, "row-gap")),
+		Height:    d.ClientHeight(h.root),
+	})
+}
+
+// measure is a root's border-box height plus its margins (C85).
+func (h *Host) measure(root Node) float64 {
+	r := h.dom.Rect(root)
+	return (r.Bottom - r.Top) + cssLength(h.dom.ComputedStyle(root, "margin-top")) +
+		cssLength(h.dom.ComputedStyle(root, "margin-bottom"))
+}
+
+// measureMounted is C85 after a commit: cache every mounted root's size and
+// schedule a geometry commit when one differs from the size used.
+func (b *bounded) measureMounted(h *Host) {
+	changed := false
+	for _, r := range h.mounted {
+		s := finite(h.measure(r.root))
+		if s != b.layout.Size(r.mesid) {
+			changed = true
+			b.layout.SetSize(r.mesid, s)
+		}
+		b.sizes[r.msg] = s
+	}
+	if changed {
+		b.scheduleGeometry(h)
+	}
+}
+
+// remeasureDirty applies notified size changes inside a commit (C85).
+func (b *bounded) remeasureDirty(h *Host) {
+	if len(b.dirty) == 0 {
+		return
+	}
+	for _, r := range h.mounted {
+		if b.dirty[r.root] {
+			s := finite(h.measure(r.root))
+			b.layout.SetSize(r.mesid, s)
+			b.sizes[r.msg] = s
+		}
+	}
+	clear(b.dirty)
+}
+
+func (b *bounded) scheduleGeometry(h *Host) {
+	if !b.geomScheduled {
+		b.geomScheduled = true
+		b.geomFrame = h.sched.RequestFrame()
+	}
+}
+
+// writeScroll assigns S and remembers the value read back (C88).
+func (b *bounded) writeScroll(h *Host, s float64) {
+	h.dom.SetScrollTop(h.root, s)
+	b.lastS = h.dom.ScrollTop(h.root)
+	b.written = true
+}
+
+// anchor is C86's captured anchor.
+type anchor struct {
+	ok     bool
+	key    MessageID
+	offset float64
+}
+
+// captureAnchor reads the live S in the last written layout (C86).
+func (b *bounded) captureAnchor(h *Host) anchor {
+	if !b.written || b.layout.Len() == 0 || b.layout.Len() != len(h.ids) {
+		return anchor{}
+	}
+	s := h.dom.ScrollTop(h.root)
+	a, _ := b.layout.Visible(s)
+	return anchor{ok: true, key: h.ids[a], offset: s - b.layout.Start(a)}
+}
+
+// target is where the view should be: the end when following, else the
+// anchor's restored position, else the clamped live S (C86, C87).
+func (b *bounded) target(h *Host, an anchor) float64 {
+	if b.following {
+		return b.layout.MaxScroll()
+	}
+	if an.ok {
+		if i, ok := h.index[an.key]; ok {
+			return b.layout.ClampScroll(b.layout.Start(i) + an.offset)
+		}
+	}
+	return b.layout.ClampScroll(h.dom.ScrollTop(h.root))
+}
+
+// checkChildren is C76: only .mes roots, spacers and .style-pins.
+func (b *bounded) checkChildren(h *Host) error {
+	for _, c := range h.dom.Children(h.root) {
+		if c == b.top || c == b.middle || h.dom.Matches(c, SelMes) || h.dom.Matches(c, SelStylePins) {
+			continue
+		}
+		tag := h.dom.TagName(c)
+		h.dom.Release(c)
+		return newError(CodeOwnership, "Bounded ChatSurface contains an unknown direct child: "+tag)
+	}
+	return nil
+}
+
+// writeLayout writes spacers and orders the children (C74, C78, C84).
+func (b *bounded) writeLayout(h *Host, w Window, rs []*residency) error {
+	if err := b.checkChildren(h); err != nil {
+		return err
+	}
+	b.spacer(h, &b.top, "top", w.HasTop, w.Top)
+	b.spacer(h, &b.middle, "middle", w.HasMiddle, w.Middle)
+	var before, after []Node
+	if b.top != 0 {
+		before = append(before, b.top)
+	}
+	vs, tail := rs, []*residency(nil)
+	if n := len(rs); n > 0 && (w.Empty() || rs[n-1].mesid > w.Last) {
+		vs, tail = rs[:n-1], rs[n-1:]
+	}
+	order := append([]*residency(nil), vs...)
+	if b.middle != 0 {
+		after = append(after, b.middle)
+	}
+	// The tail root follows the middle spacer: place V, then append it.
+	h.placeRoots(order, before, append(after, rootsOf(tail)...))
+	b.win, b.committed = w, true
+	return nil
+}
+
+func rootsOf(rs []*residency) []Node {
+	out := make([]Node, len(rs))
+	for i, r := range rs {
+		out[i] = r.root
+	}
+	return out
+}
+
+func (b *bounded) spacer(h *Host, n *Node, kind string, want bool, height float64) {
+	if !want {
+		if *n != 0 {
+			h.dom.Remove(*n)
+			h.dom.Release(*n)
+			*n = 0
+		}
+		return
+	}
+	if *n == 0 {
+		*n = h.dom.CreateElement("tt-chat-spacer")
+		h.dom.SetAttr(*n, "data-tt-chat-spacer", kind)
+		h.dom.SetAttr(*n, "aria-hidden", "true")
+	}
+	h.dom.SetInlineStyle(*n, "height", jsNumber(height)+"px")
+}
+
+// sendDemand is C91 + C90 step 7.
+func (b *bounded) sendDemand(h *Host, suspended bool) error {
+	if b.committed && len(h.ids) > 0 {
+		b.demand = b.layout.Demand(b.win, b.lastS)
+	} else {
+		b.demand = nil
+	}
+	if err := h.adm.setDemandInts(b.demand, suspended); err != nil {
+		return h.fail(err)
+	}
+	return nil
+}
+
+// resendSuspended re-sends the last demand as suspended (C89, C96).
+func (b *bounded) resendSuspended(h *Host) {
+	_ = h.adm.setDemandInts(b.demand, true)
+}
+
+// commitKind says why a normal commit runs (C90).
+type commitKind uint8
+
+const (
+	commitPlain      commitKind = iota // open, jump step 3, scrollToEnd, refresh
+	commitStructural                   // render(): structural pass first
+	commitGeometry                     // a geometry frame: may commit nothing
+)
+
+// normalCommit is C90.
+func (b *bounded) normalCommit(h *Host, kind commitKind, replace map[int]bool, suspended bool) error {
+	an := b.captureAnchor(h)
+	if kind == commitStructural {
+		if err := h.structural(); err != nil {
+			return err
+		}
+	}
+	b.remeasureDirty(h)
+	b.readMetrics(h)
+	n := len(h.ids)
+	w := Window{First: 0, Last: -1}
+	if n > 0 {
+		a, z := b.layout.Visible(b.target(h, an))
+		w = b.layout.Plan(Normal(a, z, n))
+	}
+	proj := w.Mounted(n)
+	if !(kind == commitGeometry && b.sameLayout(h, w, proj)) {
+		if err := h.commit(proj, replace, &w); err != nil {
+			return err
+		}
+	}
+	b.hasViewport = true
+	b.measureMounted(h)
+	b.writeScroll(h, b.target(h, an))
+	return b.sendDemand(h, suspended)
+}
+
+func (b *bounded) sameLayout(h *Host, w Window, proj []int) bool {
+	if !b.committed || len(proj) != len(h.mounted) || w.HasTop != b.win.HasTop || w.HasMiddle != b.win.HasMiddle ||
+		(w.HasTop && w.Top != b.win.Top) || (w.HasMiddle && w.Middle != b.win.Middle) {
+		return false
+	}
+	for i, m := range proj {
+		if h.mounted[i].mesid != m || h.mounted[i].msg != h.ids[m] {
+			return false
+		}
+	}
+	return true
+}
+
+// forcedCommit is C83's forced mode (or tail-only when tailOnly): V set by
+// mode, roots measured, S left to the caller.
+func (b *bounded) forcedCommit(h *Host, center int, tailOnly bool) error {
+	b.readMetrics(h)
+	n := len(h.ids)
+	w := Window{First: 0, Last: -1}
+	if n > 0 {
+		if tailOnly {
+			w = b.layout.Plan(0, -1)
+		} else {
+			w = b.layout.Plan(Centered(center, n))
+		}
+	}
+	if err := h.commit(w.Mounted(n), nil, &w); err != nil {
+		return err
+	}
+	b.measureMounted(h)
+	return nil
+}
+
+// open is C92 after the C112a checks.
+func (b *bounded) open(h *Host) error {
+	if h.state != StateInactive {
+		return newError(CodeState, "Bounded ChatSurface cannot open from state "+string(h.state))
+	}
+	if n := h.dom.QueryFirst(h.root, SelShowMore); n != 0 {
+		h.dom.Release(n)
+		return h.fail(newError(CodeOwnership, "Bounded ChatSurface cannot adopt the static Show More control"))
+	}
+	b.mark(h)
+	h.state = StateBootstrapping
+	if err := h.structural(); err != nil {
+		return err
+	}
+	if err := b.forcedCommit(h, 0, true); err != nil {
+		return err
+	}
+	b.following = true
+	b.writeScroll(h, b.layout.MaxScroll())
+	for i := 0; i < 2; i++ {
+		if err := b.normalCommit(h, commitPlain, nil, false); err != nil {
+			return err
+		}
+	}
+	h.dom.RemoveAttr(h.root, "data-tt-chat-bootstrap")
+	h.state = StateSettled
+	return nil
+}
+
+// geometryFrame runs a scheduled geometry commit (C89, C90, C96, C97).
+func (b *bounded) geometryFrame(h *Host) error {
+	b.geomScheduled = false
+	if h.state != StateSettled && h.state != StateGestureScrolling {
+		return nil
+	}
+	if b.gesture {
+		b.resendSuspended(h)
+		return nil
+	}
+	if b.held {
+		b.resendSuspended(h)
+		b.owed = true
+		return nil
+	}
+	var err error
+	if b.refresh {
+		err = b.measurementRefresh(h)
+	} else {
+		err = b.normalCommit(h, commitGeometry, nil, false)
+	}
+	if err != nil {
+		return err
+	}
+	if h.state == StateGestureScrolling {
+		h.state = StateSettled
+	}
+	return nil
+}
+
+// measurementRefresh is C97.
+func (b *bounded) measurementRefresh(h *Host) error {
+	b.refresh = false
+	an := b.captureAnchor(h)
+	clear(b.sizes)
+	clear(b.dirty)
+	b.restructure(h)
+	center := len(h.ids) - 1
+	if an.ok {
+		if i, ok := h.index[an.key]; ok {
+			center = i
+		}
+	}
+	if len(h.ids) > 0 {
+		if err := b.forcedCommit(h, center, false); err != nil {
+			return err
+		}
+	}
+	b.writeScroll(h, b.target(h, an))
+	return b.normalCommit(h, commitPlain, nil, false)
+}
+
+// gestureNotice handles a scroll notification (C88, C89).
+func (b *bounded) gestureNotice(h *Host) {
+	if h.state != StateSettled && h.state != StateGestureScrolling {
+		return
+	}
+	if math.Abs(h.dom.ScrollTop(h.root)-b.lastS) <= 1.5 {
+		return
+	}
+	h.state = StateGestureScrolling
+	b.gesture = true
+	if b.timerSet {
+		h.sched.ClearTimeout(b.timer)
+	}
+	b.timerSet, b.timer = true, h.sched.SetTimeout(gestureSettle)
+	b.scheduleGeometry(h)
+}
+
+// endGesture is the end of a gesture (C87, C88, C89).
+func (b *bounded) endGesture(h *Host) {
+	if !b.gesture {
+		return
+	}
+	if b.timerSet {
+		b.timerSet = false
+		h.sched.ClearTimeout(b.timer)
+	}
+	b.gesture = false
+	b.following = b.layout.Len() > 0 && b.layout.Following(h.dom.ScrollTop(h.root))
+	b.scheduleGeometry(h)
+}

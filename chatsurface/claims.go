@@ -1,0 +1,170 @@
+package chatsurface
+
+// claim is one successful claims.claim(source, activate) (C37).
+type claim struct {
+	p        *Participant
+	source   Node
+	activate Ref
+}
+
+// claimSet is the state behind one claims object: valid only while its
+// prepareContent call runs (C36). owners is shared by every participant's
+// set for the same content, for the duplicate check.
+type claimSet struct {
+	p       *Participant
+	content Node
+	owners  map[Node]*Participant
+	out     *[]*claim
+}
+
+// Claim is claims.claim(source, activate) (C36, C37). source is 0 when the
+// argument is not a Node; activate is 0 when it is not a function. Errors are
+// thrown to the caller; none faults by itself.
+func (h *Host) Claim(id ClaimsID, source Node, activate Ref) error {
+	cs := h.openClaim[id]
+	if cs == nil {
+		pid := ""
+		if int(id.Participant) < len(h.reg.list) {
+			pid = h.reg.list[id.Participant].ID
+		}
+		h.releaseClaimArgs(source, activate)
+		return newError(CodeContract, "ChatSurface participant "+pid+" claimed a runtime after prepareContent returned")
+	}
+	pid := cs.p.ID
+	if source == 0 || !h.dom.IsElement(source) || source == cs.content || !h.dom.Contains(cs.content, source) {
+		h.releaseClaimArgs(source, activate)
+		return newError(CodeContract, "ChatSurface participant "+pid+" must claim a descendant of message content")
+	}
+	if activate == 0 {
+		h.releaseClaimArgs(source, 0)
+		return newTypeError(CodeContract, "ChatSurface participant "+pid+" runtime activate must be a function")
+	}
+	if first := cs.owners[source]; first != nil {
+		h.releaseClaimArgs(0, activate) // the node id stays held by the first claim
+		return newError(CodeContract, "ChatSurface runtime source was claimed by both "+first.ID+" and "+pid)
+	}
+	cs.owners[source] = cs.p
+	*cs.out = append(*cs.out, &claim{p: cs.p, source: source, activate: activate})
+	return nil
+}
+
+func (h *Host) releaseClaimArgs(source Node, activate Ref) {
+	if activate != 0 {
+		h.js.Release(activate)
+	}
+	if source != 0 {
+		h.dom.Release(source)
+	}
+}
+
+// releaseClaims drops claims that never became candidates.
+func (h *Host) releaseClaims(cs []*claim) {
+	for _, c := range cs {
+		h.releaseClaimArgs(c.source, c.activate)
+	}
+}
+
+// prepareContent calls one participant's hook on detached content (C35–C38).
+func (h *Host) prepareContent(p *Participant, mesid int, content Node, owners map[Node]*Participant, out *[]*claim) error {
+	h.claimSeq++
+	id := ClaimsID{Seq: h.claimSeq, Participant: int32(p.index)}
+	h.openClaim[id] = &claimSet{p: p, content: content, owners: owners, out: out}
+	ret, thrown := h.js.PrepareContent(p.PrepareContent, mesid, content, id)
+	delete(h.openClaim, id)
+	if ret.Ref != 0 {
+		h.js.Release(ret.Ref)
+	}
+	if thrown != nil {
+		return thrown
+	}
+	if err := h.afterCall(); err != nil {
+		return err
+	}
+	switch ret.Kind {
+	case KindUndefined:
+		return nil
+	case KindThenable:
+		return newTypeError(CodeContract, "ChatSurface participant "+p.ID+".prepareContent must be synchronous")
+	}
+	return newTypeError(CodeContract, "ChatSurface participant "+p.ID+".prepareContent must not return a value")
+}
+
+// checkDetached is C40 for one prepared content: parent is the content's
+// original parent and root its root (0 for an updateContent staging element).
+func (h *Host) checkDetached(root, content, parent Node, cs []*claim) error {
+	d := h.dom
+	if !d.Matches(content, SelMesText) || d.IsConnected(content) || d.Parent(content) != parent ||
+		(root != 0 && (d.QueryFirst(root, SelMesText) != content || d.Parent(root) != 0)) {
+		return newError(CodeOwnership, "ChatSurface participant changed detached content ownership")
+	}
+	for _, c := range cs {
+		if d.IsConnected(c.source) || !d.Contains(content, c.source) {
+			return newError(CodeOwnership, "ChatSurface runtime source changed during preparation: "+c.p.ID)
+		}
+	}
+	return nil
+}
+
+// connected calls didMount or didCommitContent and adds its disposer to the
+// lease (C42, C43).
+func (h *Host) connected(p *Participant, hook Ref, name string, r *residency, l *Lease) error {
+	ret, thrown := h.js.Connected(hook, r.mesid, r.root, r.content, l.Signal())
+	if thrown != nil {
+		return thrown
+	}
+	if err := h.afterCall(); err != nil {
+		if ret.Ref != 0 {
+			h.js.Release(ret.Ref)
+		}
+		return err
+	}
+	switch ret.Kind {
+	case KindUndefined:
+		return nil
+	case KindThenable:
+		return newTypeError(CodeContract, "ChatSurface participant "+p.ID+"."+name+" must return synchronously")
+	case KindFunction, KindDisposable:
+		return l.addRef(ret.Ref)
+	}
+	return newTypeError(CodeContract, "ChatSurface participant "+p.ID+"."+name+
+		" must return a cleanup function, disposable object, or nothing")
+}
+
+// verifyOwnership is C45 for every mounted root.
+func (h *Host) verifyOwnership() error {
+	for _, r := range h.mounted {
+		if err := h.verifyResidency(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (h *Host) verifyResidency(r *residency) error {
+	if h.dom.QueryFirst(r.root, SelMesText) != r.content {
+		return newError(CodeOwnership, "ChatSurface message "+itoa(r.mesid)+" content ownership diverged")
+	}
+	for _, c := range r.claims {
+		if !h.dom.IsConnected(c.source) || !h.dom.Contains(r.content, c.source) {
+			return newError(CodeOwnership, "ChatSurface message "+itoa(r.mesid)+" runtime source ownership diverged")
+		}
+	}
+	return nil
+}
+
+// registerCandidates turns claims into candidates (C59): each adds an
+// unregister entry to its content lease, after the didCommitContent
+// disposers, so closing the lease revokes runtimes first (C47).
+func (h *Host) registerCandidate(r *residency, c *claim) error {
+	cand := &Candidate{Participant: c.p, Mesid: r.mesid, Source: c.source, activate: c.activate, res: r}
+	lease := r.lease
+	if err := lease.addFunc(func() error {
+		err := h.adm.Unregister(cand)
+		h.releaseClaimArgs(cand.Source, cand.activate)
+		return err
+	}); err != nil {
+		return err
+	}
+	r.cands = append(r.cands, cand)
+	return h.adm.Register(cand)
+}

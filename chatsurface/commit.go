@@ -1,0 +1,314 @@
+package chatsurface
+
+// structural is the structural pass over chat[] (C4, C25).
+func (h *Host) structural() error {
+	ids, bad, thrown := h.js.Messages()
+	if thrown != nil {
+		return h.fail(thrown)
+	}
+	if bad >= 0 {
+		return h.fail(newTypeError(CodeInvalidArgument, "ChatSurface message at index "+itoa(bad)+" must be an object"))
+	}
+	index := make(map[MessageID]int, len(ids))
+	for i, id := range ids {
+		if _, dup := index[id]; dup {
+			return h.fail(newError(CodeProjection, "ChatSurface messages must not contain the same object more than once"))
+		}
+		index[id] = i
+	}
+	h.ids, h.index = ids, index
+	if h.managed {
+		h.b.restructure(h)
+	}
+	return nil
+}
+
+// checkProjection is C27 on a projection the core computed itself.
+func checkProjection(proj []int, count int) error {
+	fs := make([]float64, len(proj))
+	for i, p := range proj {
+		fs[i] = float64(p)
+	}
+	_, err := ValidateProjection(fs, count)
+	return err
+}
+
+// commit is the projection commit (C33). layout, in managed mode, writes the
+// spacers and checks the root's children (C74–C78) as part of phase 8.
+func (h *Host) commit(proj []int, replace map[int]bool, layout *Window) error {
+	// Phase 1 (abort processor requests) belongs to the content-processor issue.
+	if err := checkProjection(proj, len(h.ids)); err != nil {
+		return h.fail(err)
+	}
+	if h.fastPath(proj, replace) {
+		h.syncAttributes(h.mounted)
+		if layout != nil {
+			if err := h.b.writeLayout(h, *layout, h.mounted); err != nil {
+				return h.fail(err)
+			}
+		}
+		return h.verifyCommit()
+	}
+	if len(proj) > 0 && !h.reg.frozen {
+		if err := h.reg.freeze(); err != nil {
+			return h.fail(err)
+		}
+	}
+	// Phase 4: retain or materialise, ascending.
+	var next, fresh []*residency
+	retained := map[*residency]bool{}
+	for _, m := range proj {
+		if r := h.residencyAt(m); r != nil && r.msg == h.ids[m] && !replace[m] {
+			next = append(next, r)
+			retained[r] = true
+			continue
+		}
+		r, err := h.materialize(m)
+		if err != nil {
+			return h.discard(fresh, ReasonMountPreparation, err)
+		}
+		next = append(next, r)
+		fresh = append(fresh, r)
+	}
+	// Phases 5–6: content preparation and prepareContent, participant-major.
+	var prepared []*residency
+	parents := map[*residency]Node{}
+	owners := map[*residency]map[Node]*Participant{}
+	for _, r := range fresh {
+		// Processors (C122) will make some roots pending here.
+		r.prepared = !h.transient[r.msg]
+		if r.prepared {
+			prepared = append(prepared, r)
+			parents[r] = h.dom.Parent(r.content)
+			owners[r] = map[Node]*Participant{}
+		}
+	}
+	for _, p := range h.reg.list {
+		if p.PrepareContent == 0 {
+			continue
+		}
+		for _, r := range prepared {
+			if err := h.prepareContent(p, r.mesid, r.content, owners[r], &r.claims); err != nil {
+				return h.discard(fresh, ReasonMountPreparation, err)
+			}
+		}
+	}
+	for _, r := range prepared {
+		if err := h.checkDetached(r.root, r.content, parents[r], r.claims); err != nil {
+			return h.discard(fresh, ReasonMountPreparation, err)
+		}
+	}
+	// Phase 7: close leaving roots, ascending.
+	var leaving []*residency
+	for _, r := range h.mounted {
+		if !retained[r] {
+			leaving = append(leaving, r)
+		}
+	}
+	var first error
+	for _, r := range leaving {
+		if err := h.closeResidency(r, ReasonProjectionUnmount); err != nil && first == nil {
+			first = err
+		}
+	}
+	if first != nil {
+		return h.discard(fresh, ReasonProjectionCommit, first)
+	}
+	// Phase 8: the batched DOM commit.
+	if layout != nil {
+		if err := h.b.checkChildren(h); err != nil {
+			return h.discard(fresh, ReasonProjectionCommit, err)
+		}
+	}
+	for _, r := range leaving {
+		if h.dom.Parent(r.root) == h.root {
+			h.dom.Remove(r.root)
+		}
+		h.forget(r)
+	}
+	h.mounted = next
+	h.syncAttributes(next)
+	if layout != nil {
+		if err := h.b.writeLayout(h, *layout, next); err != nil {
+			return h.fail(err)
+		}
+	} else {
+		h.placeRoots(next, nil, nil)
+	}
+	if h.managed {
+		for _, r := range fresh {
+			h.dom.ObserveSize(r.root, true)
+		}
+	}
+	// Phases 9–11.
+	if err := h.mountHooks(fresh, prepared); err != nil {
+		return h.fail(err)
+	}
+	return h.verifyCommit()
+}
+
+// mountHooks runs didMount, didCommitContent and candidate registration
+// (C33 phases 9–11).
+func (h *Host) mountHooks(fresh, prepared []*residency) error {
+	for _, p := range h.reg.list {
+		if p.DidMount == 0 {
+			continue
+		}
+		for _, r := range fresh {
+			if err := h.connected(p, p.DidMount, "didMount", r, r.mount); err != nil {
+				return err
+			}
+		}
+	}
+	for _, p := range h.reg.list {
+		if p.DidCommit == 0 {
+			continue
+		}
+		for _, r := range prepared {
+			if err := h.connected(p, p.DidCommit, "didCommitContent", r, r.lease); err != nil {
+				return err
+			}
+		}
+	}
+	for _, p := range h.reg.list {
+		for _, r := range prepared {
+			for _, c := range r.claims {
+				if c.p == p {
+					if err := h.registerCandidate(r, c); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// verifyCommit is phase 12: C79 (managed) and C45.
+func (h *Host) verifyCommit() error {
+	if h.managed && h.b.marked {
+		if err := h.verifyProjection(); err != nil {
+			return err
+		}
+	}
+	if err := h.verifyOwnership(); err != nil {
+		return h.fail(err)
+	}
+	return nil
+}
+
+// fastPath is C29: same mesids, same keys, no replacements.
+func (h *Host) fastPath(proj []int, replace map[int]bool) bool {
+	if len(replace) > 0 || len(proj) != len(h.mounted) {
+		return false
+	}
+	for i, m := range proj {
+		r := h.mounted[i]
+		if r.mesid != m || r.msg != h.ids[m] {
+			return false
+		}
+	}
+	return true
+}
+
+// materialize makes a new root for mesid m with fresh leases (C30).
+func (h *Host) materialize(m int) (*residency, error) {
+	root, thrown := h.js.Materialize(h.ids[m], m)
+	if thrown != nil {
+		return nil, thrown
+	}
+	d := h.dom
+	if root == 0 || !d.IsElement(root) || !d.Matches(root, SelMes) {
+		return nil, newError(CodeContract, "ChatSurface materializer must return a .mes HTMLElement")
+	}
+	if d.Parent(root) != 0 {
+		return nil, newError(CodeContract, "ChatSurface materializer must return a parentless .mes element")
+	}
+	content := d.QueryFirst(root, SelMesText)
+	if content == 0 {
+		return nil, newError(CodeContract, "ChatSurface message is missing .mes_text")
+	}
+	return &residency{msg: h.ids[m], mesid: m, root: root, content: content,
+		mount: newLease(h.js), lease: newLease(h.js)}, nil
+}
+
+// discard is C34's cleanup of new roots: leases closed in reverse order,
+// failures swallowed so err is the one thrown.
+func (h *Host) discard(fresh []*residency, reason string, err error) error {
+	for i := len(fresh) - 1; i >= 0; i-- {
+		r := fresh[i]
+		_ = h.closeResidency(r, reason)
+		h.releaseClaims(r.claims)
+		r.claims = nil
+		h.dom.Release(r.content)
+		h.dom.Release(r.root)
+	}
+	return h.fail(err)
+}
+
+// syncAttributes writes mesid, #n, last_mes and the virtual index (C31, C75).
+func (h *Host) syncAttributes(rs []*residency) {
+	t := len(h.ids) - 1
+	for _, r := range rs {
+		n := itoa(r.mesid)
+		if v, ok := h.dom.Attr(r.root, "mesid"); !ok || v != n {
+			h.dom.SetAttr(r.root, "mesid", n)
+		}
+		if h.managed {
+			h.dom.SetAttr(r.root, "data-tt-virtual-index", n)
+		}
+		if d := h.dom.QueryFirst(r.root, SelMesIDDisplay); d != 0 {
+			h.dom.SetText(d, "#"+n)
+			h.dom.Release(d)
+		}
+		h.dom.SetClass(r.root, "last_mes", r.mesid == t)
+	}
+}
+
+// placeRoots orders the host's nodes: before, the roots ascending, then
+// after (spacers in managed mode, C78). Only nodes out of place move, so
+// retained roots keep their position and foreign children stay (C31).
+func (h *Host) placeRoots(rs []*residency, before, after []Node) {
+	want := make([]Node, 0, len(rs)+len(before)+len(after))
+	want = append(want, before...)
+	for _, r := range rs {
+		want = append(want, r.root)
+	}
+	want = append(want, after...)
+	mine := make(map[Node]bool, len(want))
+	for _, n := range want {
+		mine[n] = true
+	}
+	var cur []Node // the host's nodes as they are now, in DOM order
+	for _, c := range h.dom.Children(h.root) {
+		if mine[c] {
+			cur = append(cur, c)
+		}
+	}
+	pos := func(n Node) int {
+		for i, c := range cur {
+			if c == n {
+				return i
+			}
+		}
+		return -1
+	}
+	next := Node(0)
+	for i := len(want) - 1; i >= 0; i-- {
+		n := want[i]
+		p := pos(n)
+		ok := p >= 0 && ((next == 0 && p == len(cur)-1) || (p+1 < len(cur) && cur[p+1] == next))
+		if !ok {
+			if p >= 0 {
+				cur = append(cur[:p], cur[p+1:]...)
+			}
+			q := len(cur)
+			if next != 0 {
+				q = pos(next)
+			}
+			cur = append(cur[:q], append([]Node{n}, cur[q:]...)...)
+			h.dom.InsertBefore(h.root, n, next)
+		}
+		next = n
+	}
+}

@@ -1,0 +1,388 @@
+package chatsurface
+
+// State is the bounded state of C98, plus "static" for static mode (C143).
+type State string
+
+const (
+	StateInactive         State = "inactive"
+	StateBootstrapping    State = "bootstrapping"
+	StateSettled          State = "settled"
+	StateGestureScrolling State = "gesture-scrolling"
+	StateJumping          State = "jumping"
+	StateFaulted          State = "faulted"
+	StateDisposed         State = "disposed"
+	StateStatic           State = "static"
+)
+
+// Operation labels (C110).
+const (
+	LabelOpen           = "open"
+	LabelRender         = "render"
+	LabelUpdateContent  = "updateContent"
+	LabelJump           = "jumpToMessage"
+	LabelScrollToEnd    = "scrollToEnd"
+	LabelResetEpoch     = "resetEpoch"
+	LabelDispose        = "dispose"
+	LabelGeometryFrame  = "geometry-frame"
+	LabelAdmission      = "runtime-admission"
+	LabelContentCommit  = "content-commit"
+	LabelExternalRemove = "external-removal"
+)
+
+// residency is the host's record for one mounted root (§0).
+type residency struct {
+	msg      MessageID
+	mesid    int
+	root     Node
+	content  Node
+	mount    *Lease
+	lease    *Lease   // current content lease
+	claims   []*claim // sources claimed for the current content
+	cands    []*Candidate
+	prepared bool
+}
+
+// Host is the host controller of C140–C143. Every exported mutating method
+// follows C112a; hooks it calls may re-enter it, so state is made consistent
+// before each call out.
+type Host struct {
+	page    *Page
+	reg     *Registry
+	dom     DOM
+	js      Callbacks
+	sched   Scheduler
+	root    Node
+	managed bool
+
+	disposed  bool
+	epoch     int
+	fault     error
+	label     string // running mutation, "" when none
+	state     State
+	committed bool // static: the epoch's first projection committed
+
+	ids       []MessageID // chat[] at the last structural pass
+	index     map[MessageID]int
+	mounted   []*residency // ascending mesid
+	transient map[MessageID]bool
+
+	adm       *Admission
+	claimSeq  int32
+	openClaim map[ClaimsID]*claimSet
+
+	b bounded
+}
+
+func newHost(p *Page, env Env, rmax int) *Host {
+	h := &Host{page: p, reg: p.Registry, dom: env.DOM, js: env.JS, sched: env.Sched, root: env.Root,
+		managed: p.managed, state: StateInactive, transient: map[MessageID]bool{},
+		openClaim: map[ClaimsID]*claimSet{}}
+	h.adm = newAdmission(hostAdmission{h}, p.managed, rmax)
+	h.b.reset()
+	h.reg.notify = func(e *Error) {
+		if h.page.host == h {
+			h.setFault(e) // C23
+		}
+	}
+	h.dom.Listen(h.root, true)
+	return h
+}
+
+// Managed reports the host's mode.
+func (h *Host) Managed() bool { return h.managed }
+
+// setFault records the first fault of the epoch (C103) and stops the bounded
+// view (C106).
+func (h *Host) setFault(err error) {
+	if h.fault != nil || h.disposed || err == nil {
+		return
+	}
+	h.fault = errorValue(err)
+	h.state = StateFaulted
+	h.adm.cancel()
+	h.b.stop(h)
+	if h.b.marked {
+		h.dom.RemoveAttr(h.root, "data-tt-chat-bootstrap")
+	}
+	h.js.OnFault(h.fault)
+}
+
+// fail faults with err and returns it, for `return h.fail(err)`.
+func (h *Host) fail(err error) error {
+	h.setFault(err)
+	return err
+}
+
+// afterCall is C39: a hook or activate call that faulted the epoch stops the
+// operation.
+func (h *Host) afterCall() error {
+	if h.fault != nil {
+		return errFaulted(h.fault)
+	}
+	return nil
+}
+
+// begin runs C112a checks 1–4 and takes the label. faultChecked selects the
+// operations of C105.
+func (h *Host) begin(label string, faultChecked bool) error {
+	if h.disposed {
+		return errDisposed()
+	}
+	if label != "" && h.label != "" {
+		return h.fail(newError(CodeReentered, "ChatSurface mutation "+label+" reentered during "+h.label))
+	}
+	if faultChecked && h.fault != nil {
+		return errFaulted(h.fault)
+	}
+	if label != "" {
+		h.label = label
+	}
+	if faultChecked {
+		if err := h.foreignDOM(); err != nil {
+			if label != "" {
+				h.label = ""
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+func (h *Host) end() { h.label = "" }
+
+// foreignDOM is C112a step 4: C79 in managed mode, C101 in static mode.
+func (h *Host) foreignDOM() error {
+	if h.managed {
+		if h.b.marked {
+			return h.verifyProjection()
+		}
+		return nil
+	}
+	return h.absorbRemovals()
+}
+
+// verifyProjection is C79: the direct .mes children, in order, are exactly the
+// committed roots with their mesid attributes.
+func (h *Host) verifyProjection() error {
+	k := 0
+	for _, c := range h.dom.Children(h.root) {
+		if !h.dom.Matches(c, SelMes) {
+			continue
+		}
+		if k >= len(h.mounted) || h.mounted[k].root != c {
+			return h.fail(errInconsistent())
+		}
+		if v, ok := h.dom.Attr(c, "mesid"); !ok || v != itoa(h.mounted[k].mesid) {
+			return h.fail(errInconsistent())
+		}
+		k++
+	}
+	if k != len(h.mounted) {
+		return h.fail(errInconsistent())
+	}
+	return nil
+}
+
+func errInconsistent() *Error {
+	return newError(CodeOwnership, "ChatSurface committed DOM projection is inconsistent")
+}
+
+// absorbRemovals is C101: static roots removed by foreign code close with
+// legacy-external-removal, ascending.
+func (h *Host) absorbRemovals() error {
+	var gone []*residency
+	for _, r := range h.mounted {
+		if p := h.dom.Parent(r.root); p != h.root {
+			if p != 0 {
+				return h.fail(errInconsistent())
+			}
+			gone = append(gone, r)
+		}
+	}
+	if len(gone) == 0 {
+		return nil
+	}
+	keep := h.mounted[:0:0]
+	for _, r := range h.mounted {
+		if h.dom.Parent(r.root) == h.root {
+			keep = append(keep, r)
+		}
+	}
+	h.mounted = keep
+	var first error
+	for _, r := range gone {
+		if err := h.closeResidency(r, ReasonLegacyExternalRemoval); err != nil && first == nil {
+			first = err
+		}
+		h.forget(r)
+	}
+	if first != nil {
+		return h.fail(first)
+	}
+	return nil
+}
+
+// closeResidency closes the content lease, then the mount lease (C48).
+func (h *Host) closeResidency(r *residency, reason string) error {
+	err := r.lease.Close(reason)
+	if e := r.mount.Close(reason); err == nil {
+		err = e
+	}
+	return err
+}
+
+// forget releases the nodes of a residency that left the DOM for good.
+func (h *Host) forget(r *residency) {
+	if h.managed {
+		h.dom.ObserveSize(r.root, false)
+	}
+	h.dom.Release(r.content)
+	h.dom.Release(r.root)
+}
+
+func (h *Host) residencyAt(mesid int) *residency {
+	lo, hi := 0, len(h.mounted)
+	for lo < hi {
+		m := (lo + hi) / 2
+		if h.mounted[m].mesid < mesid {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(h.mounted) && h.mounted[lo].mesid == mesid {
+		return h.mounted[lo]
+	}
+	return nil
+}
+
+// ResetEpoch is resetEpoch() (C107, C108).
+func (h *Host) ResetEpoch() error {
+	if err := h.begin(LabelResetEpoch, false); err != nil {
+		return err
+	}
+	defer h.end()
+	return h.reset()
+}
+
+func (h *Host) reset() error {
+	// Step 1 (processors) belongs to the content-processor issue.
+	var first error
+	for i := len(h.mounted) - 1; i >= 0; i-- {
+		if err := h.closeResidency(h.mounted[i], ReasonEpochReset); err != nil && first == nil {
+			first = err
+		}
+	}
+	if first != nil {
+		return h.fail(first)
+	}
+	if h.reg.fault != nil {
+		return h.fail(h.reg.fault)
+	}
+	for _, r := range h.mounted {
+		if h.dom.Parent(r.root) == h.root {
+			h.dom.Remove(r.root)
+		}
+		h.forget(r)
+	}
+	h.mounted = nil
+	h.b.unmark(h)
+	h.adm.reset()
+	h.b.stop(h)
+	h.b.reset()
+	h.epoch++
+	h.fault = nil
+	h.state = StateInactive
+	h.committed = false
+	h.ids, h.index = nil, nil
+	clear(h.transient)
+	return nil
+}
+
+// Dispose is dispose() (C112).
+func (h *Host) Dispose() error {
+	if h.disposed {
+		return nil
+	}
+	if err := h.begin(LabelDispose, false); err != nil {
+		return err
+	}
+	err := h.reset()
+	if e := h.adm.RevokeAll(ReasonAdmissionDisposed); err == nil {
+		err = e
+	}
+	h.b.stop(h)
+	for _, r := range h.mounted {
+		h.dom.ObserveSize(r.root, false)
+	}
+	h.dom.Listen(h.root, false)
+	h.disposed = true
+	h.label = ""
+	h.state = StateDisposed
+	h.fault = nil
+	return err
+}
+
+// Fault is getFault(): the recorded fault (an *Error or a *JSValue), or nil.
+func (h *Host) Fault() error {
+	if h.disposed {
+		return nil
+	}
+	return h.fault
+}
+
+// MessageElement is getMessageElement(mesid): the mounted root or 0.
+func (h *Host) MessageElement(mesid int) Node {
+	if h.disposed {
+		return 0
+	}
+	if r := h.residencyAt(mesid); r != nil {
+		return r.root
+	}
+	return 0
+}
+
+// Snapshot is snapshot() (C143).
+type Snapshot struct {
+	Mode                string
+	State               State
+	MessageCount        int
+	Mounted             []int
+	Ranges              []Range
+	Viewport            []int
+	FollowingTail       bool
+	ProjectionHeld      bool
+	Runtime             RuntimeSnapshot
+	PendingPreparations []int // always empty until content processors exist
+	Fault               error
+}
+
+// Snapshot describes the host (C112, C143).
+func (h *Host) Snapshot() Snapshot {
+	s := Snapshot{Mode: "static", State: h.state, Fault: h.Fault(), Runtime: h.adm.Snapshot()}
+	if h.managed {
+		s.Mode = "managed"
+	}
+	if h.disposed {
+		s.State = StateDisposed
+		s.Runtime = RuntimeSnapshot{Mode: s.Runtime.Mode, MaxActive: s.Runtime.MaxActive}
+		return s
+	}
+	if !h.managed && h.state == StateInactive && h.committed {
+		s.State = StateStatic
+	}
+	s.MessageCount = len(h.ids)
+	for _, r := range h.mounted {
+		s.Mounted = append(s.Mounted, r.mesid)
+	}
+	s.Ranges = rangesOf(s.Mounted)
+	if h.managed {
+		s.FollowingTail, s.ProjectionHeld = h.b.following, h.b.held
+		if h.b.hasViewport && !h.b.win.Empty() {
+			for i := h.b.win.First; i <= h.b.win.Last; i++ {
+				s.Viewport = append(s.Viewport, i)
+			}
+		}
+	}
+	return s
+}

@@ -1,0 +1,404 @@
+package chatsurface
+
+// RenderOptions are render()'s options: Replace lists mesids to cold-remount;
+// First is static mode's range start (Undefined when absent; Str must hold
+// String(first) when it is present).
+type RenderOptions struct {
+	Replace []int
+	First   Value
+}
+
+// Open is open() (C92; static: render(), C142).
+func (h *Host) Open() error {
+	if !h.managed {
+		return h.renderStatic(LabelOpen, RenderOptions{})
+	}
+	if err := h.begin(LabelOpen, true); err != nil {
+		return err
+	}
+	defer h.end()
+	return h.b.open(h)
+}
+
+// Render is render() (C93, C100).
+func (h *Host) Render(o RenderOptions) error {
+	if !h.managed {
+		return h.renderStatic(LabelRender, o)
+	}
+	if err := h.begin(LabelRender, true); err != nil {
+		return err
+	}
+	defer h.end()
+	if h.state == StateInactive {
+		return h.b.open(h)
+	}
+	var replace map[int]bool
+	for _, m := range o.Replace {
+		if replace == nil {
+			replace = map[int]bool{}
+		}
+		replace[m] = true
+	}
+	gesture := h.state == StateGestureScrolling
+	return h.b.normalCommit(h, commitStructural, replace, gesture)
+}
+
+// renderStatic is C100.
+func (h *Host) renderStatic(label string, o RenderOptions) error {
+	if err := h.begin(label, true); err != nil {
+		return err
+	}
+	defer h.end()
+	count, thrown := h.js.Count()
+	if thrown != nil {
+		return h.fail(thrown)
+	}
+	first := 0
+	if o.First.Type == TypeUndefined {
+		if len(h.mounted) > 0 {
+			first = min(h.mounted[0].mesid, count)
+		}
+	} else {
+		if !o.First.isInteger() || o.First.Num < 0 || o.First.Num > float64(count) {
+			return newRangeError(CodeInvalidArgument, "ChatSurface static range start "+o.First.Str+
+				" is outside [0, "+itoa(count)+"]")
+		}
+		first = int(o.First.Num)
+	}
+	if err := h.structural(); err != nil {
+		return err
+	}
+	first = min(first, len(h.ids))
+	proj := make([]int, 0, len(h.ids)-first)
+	for i := first; i < len(h.ids); i++ {
+		proj = append(proj, i)
+	}
+	replace := map[int]bool{}
+	for _, m := range o.Replace {
+		replace[m] = true
+	}
+	if err := h.commit(proj, replace, nil); err != nil {
+		return err
+	}
+	h.committed = true
+	return nil
+}
+
+// UpdateContent is updateContent(mesid, {transient}) (C51–C57). It returns
+// whether the message was mounted.
+func (h *Host) UpdateContent(mesid Value, transient bool) (bool, error) {
+	if err := h.begin(LabelUpdateContent, true); err != nil {
+		return false, err
+	}
+	defer h.end()
+	if !mesid.isInteger() {
+		return false, newTypeError(CodeInvalidArgument, "ChatSurface updateContent requires an integer mesid")
+	}
+	m := int(mesid.Num)
+	if mesid.Num < 0 || mesid.Num > 1<<40 {
+		m = -1
+	}
+	r := h.residencyAt(m)
+	if r == nil {
+		if m >= 0 {
+			id, thrown := h.js.MessageAt(m)
+			if thrown != nil {
+				return false, h.fail(thrown)
+			}
+			if id != 0 {
+				h.setTransient(id, transient)
+			}
+		}
+		return false, nil
+	}
+	id, thrown := h.js.MessageAt(m)
+	if thrown != nil {
+		return false, h.fail(thrown)
+	}
+	if id != r.msg {
+		return false, h.fail(newError(CodeOwnership, "ChatSurface message "+itoa(m)+" changed structure before content reconciliation"))
+	}
+	if v, ok := h.dom.Attr(r.root, "mesid"); h.dom.Parent(r.root) != h.root || !ok || v != itoa(m) ||
+		h.dom.QueryFirst(r.root, SelMesText) != r.content {
+		return false, h.fail(newError(CodeOwnership, "ChatSurface message "+itoa(m)+" DOM identity changed during content reconciliation"))
+	}
+	h.setTransient(r.msg, transient)
+	return true, h.replaceContent(r, transient)
+}
+
+func (h *Host) setTransient(id MessageID, on bool) {
+	if on {
+		h.transient[id] = true
+	} else {
+		delete(h.transient, id)
+	}
+}
+
+// replaceContent is C51 steps 2–7 (C54 on failure).
+func (h *Host) replaceContent(r *residency, transient bool) error {
+	html, thrown := h.js.FormatMessage(r.msg, r.mesid)
+	if thrown != nil {
+		return h.fail(thrown)
+	}
+	d := h.dom
+	staging := d.CloneShallow(r.content)
+	d.SetInnerHTML(staging, html)
+	d.SetInnerHTML(staging, d.InnerHTML(staging)) // normalised, as the processor cache will compare it
+	// Step 3: processors (C122) will decide pending/cached here.
+	prepared := !transient
+	if transient {
+		d.RemoveAttr(staging, "aria-busy")
+	}
+	lease := newLease(h.js)
+	var claims []*claim
+	fail := func(reason string, err error) error {
+		_ = lease.Close(reason)
+		h.releaseClaims(claims)
+		d.Release(staging)
+		return h.fail(err)
+	}
+	if prepared {
+		owners := map[Node]*Participant{}
+		for _, p := range h.reg.list {
+			if p.PrepareContent == 0 {
+				continue
+			}
+			if err := h.prepareContent(p, r.mesid, staging, owners, &claims); err != nil {
+				return fail(ReasonContentPreparation, err)
+			}
+		}
+		if err := h.checkDetached(0, staging, 0, claims); err != nil {
+			return fail(ReasonContentPreparation, err)
+		}
+	}
+	old := r.lease
+	if err := old.Close(ReasonContentUpdate); err != nil {
+		return fail(ReasonContentCommit, err)
+	}
+	d.MoveChildren(staging, r.content)
+	if v, ok := d.Attr(staging, "aria-busy"); ok {
+		d.SetAttr(r.content, "aria-busy", v)
+	} else {
+		d.RemoveAttr(r.content, "aria-busy")
+	}
+	d.Release(staging)
+	r.lease, r.claims, r.cands, r.prepared = lease, claims, nil, prepared
+	if prepared {
+		for _, p := range h.reg.list {
+			if p.DidCommit != 0 {
+				if err := h.connected(p, p.DidCommit, "didCommitContent", r, lease); err != nil {
+					return h.fail(err)
+				}
+			}
+		}
+		for _, p := range h.reg.list {
+			for _, c := range claims {
+				if c.p == p {
+					if err := h.registerCandidate(r, c); err != nil {
+						return h.fail(err)
+					}
+				}
+			}
+		}
+	}
+	if err := h.verifyOwnership(); err != nil {
+		return h.fail(err)
+	}
+	return nil
+}
+
+// JumpToMessage is jumpToMessage(t) (C94). It returns t's root.
+func (h *Host) JumpToMessage(t Value) (Node, error) {
+	if err := h.begin(LabelJump, true); err != nil {
+		return 0, err
+	}
+	defer h.end()
+	if !h.managed {
+		return 0, newError(CodeState, "Bounded ChatSurface is not active")
+	}
+	count, thrown := h.js.Count()
+	if thrown != nil {
+		return 0, h.fail(thrown)
+	}
+	if !t.isInteger() || t.Num < 0 || t.Num >= float64(count) {
+		return 0, newRangeError(CodeInvalidArgument, "Chat virtualizer target "+t.Str+" is outside the structure")
+	}
+	m := int(t.Num)
+	if h.b.held && h.residencyAt(m) == nil {
+		return 0, newError(CodeState, "Bounded ChatSurface cannot leave an active message editor")
+	}
+	b := &h.b
+	if h.state == StateInactive {
+		if err := b.open(h); err != nil {
+			return 0, err
+		}
+	}
+	if m >= len(h.ids) { // chat[] grew without render(): the structure has no t
+		return 0, newRangeError(CodeInvalidArgument, "Chat virtualizer target "+t.Str+" is outside the structure")
+	}
+	h.state = StateJumping
+	if err := b.forcedCommit(h, m, false); err != nil {
+		return 0, err
+	}
+	b.writeScroll(h, b.layout.JumpScroll(m))
+	if err := b.normalCommit(h, commitPlain, nil, false); err != nil {
+		return 0, err
+	}
+	r := h.residencyAt(m)
+	if r == nil {
+		return 0, h.fail(newError(CodeState, "Bounded ChatSurface jump did not mount message "+itoa(m)))
+	}
+	if b.layout.Metrics().Height > 0 {
+		box, view := h.dom.Rect(r.root), h.dom.Rect(h.root)
+		if !(box.Top < view.Bottom && box.Bottom > view.Top) {
+			return 0, h.fail(newError(CodeState, "Bounded ChatSurface jump target "+itoa(m)+" is outside the viewport"))
+		}
+	}
+	b.following = b.layout.Following(h.dom.ScrollTop(h.root))
+	h.state = StateSettled
+	return r.root, nil
+}
+
+// ScrollToEnd is scrollToEnd() (C95, C102).
+func (h *Host) ScrollToEnd() error {
+	if err := h.begin(LabelScrollToEnd, true); err != nil {
+		return err
+	}
+	defer h.end()
+	if !h.managed {
+		h.dom.SetScrollTop(h.root, h.dom.ScrollHeight(h.root))
+		return nil
+	}
+	b := &h.b
+	if h.state == StateInactive {
+		return nil
+	}
+	b.readMetrics(h)
+	b.writeScroll(h, b.layout.MaxScroll())
+	b.following = true
+	return b.normalCommit(h, commitPlain, nil, false)
+}
+
+// SetProjectionHeld is setProjectionHeld(held) (C96); held is the argument's
+// truthiness.
+func (h *Host) SetProjectionHeld(held bool) error {
+	if err := h.begin("", true); err != nil {
+		return err
+	}
+	if !h.managed {
+		return nil
+	}
+	b := &h.b
+	b.held = held
+	if !held && b.owed {
+		b.owed = false
+		b.scheduleGeometry(h)
+	}
+	return nil
+}
+
+// RefreshLayout is refreshLayout() (C97).
+func (h *Host) RefreshLayout() error {
+	if err := h.begin("", true); err != nil {
+		return err
+	}
+	if !h.managed || h.state == StateInactive {
+		return nil
+	}
+	h.b.refresh = true
+	h.b.scheduleGeometry(h)
+	return nil
+}
+
+// Frame delivers an animation frame requested through Scheduler.RequestFrame.
+// Geometry and admission frames run C112a checks 2–4 and do nothing on a
+// faulted epoch; their errors reach JS only through onFault (C67, C79).
+func (h *Host) Frame(id int) {
+	if h.disposed {
+		return
+	}
+	switch {
+	case h.b.geomScheduled && id == h.b.geomFrame:
+		if h.begin(LabelGeometryFrame, true) != nil {
+			return
+		}
+		defer h.end()
+		if err := h.b.geometryFrame(h); err != nil {
+			h.setFault(err)
+		}
+	case h.adm.scheduled && id == h.adm.frame:
+		if h.begin(LabelAdmission, true) != nil {
+			h.adm.scheduled = false
+			return
+		}
+		defer h.end()
+		if err := h.adm.Frame(); err != nil {
+			h.setFault(err)
+		}
+	}
+}
+
+// Timer delivers a timeout requested through Scheduler.SetTimeout.
+func (h *Host) Timer(id int) {
+	if h.disposed || !h.b.timerSet || id != h.b.timer {
+		return
+	}
+	h.b.timerSet = false
+	if h.fault == nil {
+		h.b.endGesture(h)
+	}
+}
+
+// OnScroll is the root's scroll event (C88).
+func (h *Host) OnScroll() {
+	if h.disposed || h.fault != nil || !h.managed {
+		return
+	}
+	h.b.gestureNotice(h)
+}
+
+// OnScrollEnd is the root's scrollend event (C88).
+func (h *Host) OnScrollEnd() {
+	if h.disposed || h.fault != nil || !h.managed {
+		return
+	}
+	h.b.endGesture(h)
+}
+
+// OnResize is the ResizeObserver callback for mounted roots (C85).
+func (h *Host) OnResize(roots []Node) {
+	if h.disposed || h.fault != nil || !h.managed {
+		return
+	}
+	b := &h.b
+	for _, n := range roots {
+		for _, r := range h.mounted {
+			if r.root == n {
+				if finite(h.measure(n)) != b.layout.Size(r.mesid) {
+					b.dirty[n] = true
+					b.scheduleGeometry(h)
+				}
+				break
+			}
+		}
+	}
+}
+
+// OnMutation is the surface root's MutationObserver callback (C79, C101).
+// A difference found here faults through onFault.
+func (h *Host) OnMutation() {
+	if h.disposed || h.fault != nil {
+		return
+	}
+	if h.managed {
+		if h.b.marked && h.label == "" {
+			_ = h.verifyProjection()
+		}
+		return
+	}
+	if h.begin(LabelExternalRemove, false) != nil {
+		return
+	}
+	defer h.end()
+	_ = h.absorbRemovals()
+}

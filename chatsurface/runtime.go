@@ -1,0 +1,109 @@
+package chatsurface
+
+import "sort"
+
+// hostAdmission connects the admission component to the DOM and JS (C63, C67).
+type hostAdmission struct{ h *Host }
+
+func (e hostAdmission) requestFrame() int  { return e.h.sched.RequestFrame() }
+func (e hostAdmission) cancelFrame(id int) { e.h.sched.CancelFrame(id) }
+
+// live is C67's liveness check.
+func (h *Host) live(c *Candidate) bool {
+	r, d := c.res, h.dom
+	if r == nil || r.lease.Closed() || d.Parent(r.root) != h.root || d.QueryFirst(r.root, SelMesText) != r.content {
+		return false
+	}
+	if v, ok := d.Attr(r.root, "mesid"); !ok || v != itoa(r.mesid) {
+		return false
+	}
+	return d.IsConnected(c.Source) && d.Contains(r.content, c.Source)
+}
+
+// grant is C67.
+func (e hostAdmission) grant(c *Candidate) error {
+	h := e.h
+	pid := c.Participant.ID
+	notLive := func() error { return newError(CodeOwnership, "ChatSurface runtime source is not live: "+pid) }
+	if !h.live(c) {
+		return notLive()
+	}
+	r := c.res
+	l := newLease(h.js)
+	ret, thrown := h.js.Activate(c.activate, c.Source, r.mesid, r.root, r.content, l.Signal())
+	var err error
+	switch {
+	case thrown != nil:
+		err = &Error{Class: ClassError, Code: CodeContract, Message: "ChatSurface runtime activation failed: " + pid, Cause: thrown}
+	case h.fault != nil:
+		err = errFaulted(h.fault) // C39
+	case ret.Kind == KindThenable:
+		err = newTypeError(CodeContract, "ChatSurface runtime "+pid+" must return synchronously")
+	case ret.Kind == KindUndefined:
+		err = newError(CodeContract, "ChatSurface runtime "+pid+" must return a disposable")
+	case ret.Kind == KindOther:
+		err = newTypeError(CodeContract, "ChatSurface runtime "+pid+" must return a cleanup function, disposable object, or nothing")
+	}
+	if err == nil {
+		if ret.Ref != 0 {
+			err = l.addRef(ret.Ref)
+		}
+		if err == nil && !h.live(c) {
+			err = notLive()
+		}
+	} else if ret.Ref != 0 {
+		h.js.Release(ret.Ref)
+	}
+	if err != nil {
+		_ = l.Close(ReasonActivationFailed) // the activation error is the one reported
+		return err
+	}
+	c.lease = l
+	return nil
+}
+
+func (e hostAdmission) revoke(c *Candidate, reason string) error {
+	l := c.lease
+	c.lease = nil
+	if l == nil {
+		return nil
+	}
+	return l.Close(reason)
+}
+
+// order is C63's box ordering: gap to the root's box, then centre distance,
+// then demand order (the stable sort keeps it).
+func (e hostAdmission) order(list []*Candidate) ([]*Candidate, error) {
+	h := e.h
+	root := h.dom.Rect(h.root)
+	rc := (root.Top + root.Bottom) / 2
+	type keyed struct {
+		c         *Candidate
+		gap, dist float64
+	}
+	ks := make([]keyed, len(list))
+	for i, c := range list {
+		p := h.dom.Parent(c.Source)
+		if p == 0 {
+			return nil, newError(CodeOwnership, "ChatSurface runtime host is missing: "+c.Participant.ID)
+		}
+		box := h.dom.Rect(p)
+		gap := max(root.Top-box.Bottom, box.Top-root.Bottom, 0)
+		d := (box.Top+box.Bottom)/2 - rc
+		if d < 0 {
+			d = -d
+		}
+		ks[i] = keyed{c, gap, d}
+	}
+	sort.SliceStable(ks, func(i, j int) bool {
+		if ks[i].gap != ks[j].gap {
+			return ks[i].gap < ks[j].gap
+		}
+		return ks[i].dist < ks[j].dist
+	})
+	out := make([]*Candidate, len(ks))
+	for i, k := range ks {
+		out[i] = k.c
+	}
+	return out, nil
+}

@@ -1,0 +1,204 @@
+package chatsurface
+
+import (
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Type is a JS value's type as the facade describes it (typeof, with null
+// split out because typeof null is "object").
+type Type uint8
+
+const (
+	TypeUndefined Type = iota
+	TypeNull
+	TypeBoolean
+	TypeNumber
+	TypeString
+	TypeFunction
+	TypeObject
+	TypeSymbol
+	TypeBigInt
+)
+
+// Value is the facade's cheap description of a JS value. Strings travel as
+// WTF-8 (UTF-8 that also encodes lone surrogates), so they round-trip exactly
+// and Go can compare, trim and concatenate them without []uint16.
+type Value struct {
+	Type Type
+	Bool bool    // TypeBoolean
+	Num  float64 // TypeNumber
+	// Str is the string for TypeString; when the core asks for a value's text
+	// (Definition.Get with str true) it is String(v) for every type.
+	Str  string
+	Func Ref // TypeFunction: the function, held by the bridge
+}
+
+// Undefined is the zero Value.
+var Undefined = Value{}
+
+// Num, Str, Bool and Fn build Values (mostly for tests and the bridge).
+func Num(f float64) Value   { return Value{Type: TypeNumber, Num: f, Str: jsNumber(f)} }
+func Str(s string) Value    { return Value{Type: TypeString, Str: s} }
+func Bool(b bool) Value     { return Value{Type: TypeBoolean, Bool: b, Str: strconv.FormatBool(b)} }
+func Fn(r Ref) Value        { return Value{Type: TypeFunction, Func: r, Str: "function"} }
+func Object(s string) Value { return Value{Type: TypeObject, Str: s} }
+
+// truthy follows ToBoolean; BigInt zero arrives as Str "0".
+func (v Value) truthy() bool {
+	switch v.Type {
+	case TypeUndefined, TypeNull:
+		return false
+	case TypeBoolean:
+		return v.Bool
+	case TypeNumber:
+		return v.Num != 0 && !math.IsNaN(v.Num)
+	case TypeString:
+		return v.Str != ""
+	case TypeBigInt:
+		return v.Str != "0"
+	}
+	return true
+}
+
+// isObject: non-null and typeof "object" (functions are rejected, C11, C18).
+func (v Value) isObject() bool { return v.Type == TypeObject }
+
+// isInteger is Number.isInteger.
+func (v Value) isInteger() bool { return v.Type == TypeNumber && isInteger(v.Num) }
+
+func isInteger(f float64) bool { return !math.IsInf(f, 0) && f == math.Trunc(f) }
+
+// jsNumber formats f like JavaScript's Number::toString (shortest round-trip).
+func jsNumber(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	case f == 0:
+		return "0"
+	}
+	neg := f < 0
+	if neg {
+		f = -f
+	}
+	// digits d1..dk and exponent n such that f = 0.d1..dk × 10^n.
+	e := strconv.FormatFloat(f, 'e', -1, 64) // d.ddde±x
+	mant, exp := e, 0
+	for i := 0; i < len(e); i++ {
+		if e[i] == 'e' {
+			mant = e[:i]
+			exp, _ = strconv.Atoi(e[i+1:])
+			break
+		}
+	}
+	digits := make([]byte, 0, len(mant))
+	for i := 0; i < len(mant); i++ {
+		if mant[i] != '.' {
+			digits = append(digits, mant[i])
+		}
+	}
+	k, n := len(digits), exp+1
+	var out []byte
+	if neg {
+		out = append(out, '-')
+	}
+	switch {
+	case k <= n && n <= 21:
+		out = append(out, digits...)
+		for i := 0; i < n-k; i++ {
+			out = append(out, '0')
+		}
+	case 0 < n && n <= 21:
+		out = append(out, digits[:n]...)
+		out = append(out, '.')
+		out = append(out, digits[n:]...)
+	case -6 < n && n <= 0:
+		out = append(out, '0', '.')
+		for i := 0; i < -n; i++ {
+			out = append(out, '0')
+		}
+		out = append(out, digits...)
+	default:
+		out = append(out, digits[0])
+		if k > 1 {
+			out = append(out, '.')
+			out = append(out, digits[1:]...)
+		}
+		out = append(out, 'e')
+		if n-1 >= 0 {
+			out = append(out, '+')
+		}
+		out = strconv.AppendInt(out, int64(n-1), 10)
+	}
+	return string(out)
+}
+
+// isJSSpace is String.prototype.trim's WhiteSpace and LineTerminator set.
+func isJSSpace(r rune) bool {
+	switch r {
+	case '\t', '\n', '\v', '\f', '\r', ' ', 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
+		return true
+	}
+	return r >= 0x2000 && r <= 0x200A
+}
+
+// jsTrim is String.prototype.trim on WTF-8 text; encoded lone surrogates
+// decode as RuneError and so are never trimmed.
+func jsTrim(s string) string {
+	for len(s) > 0 {
+		r, n := utf8.DecodeRuneInString(s)
+		if r == utf8.RuneError || !isJSSpace(r) {
+			break
+		}
+		s = s[n:]
+	}
+	for len(s) > 0 {
+		r, n := utf8.DecodeLastRuneInString(s)
+		if r == utf8.RuneError || !isJSSpace(r) {
+			break
+		}
+		s = s[:len(s)-n]
+	}
+	return s
+}
+
+// cssLength reads a computed length like Number.parseFloat; anything that is
+// not a finite number counts as 0 (C2, C80).
+func cssLength(s string) float64 {
+	i := 0
+	for i < len(s) && isJSSpace(rune(s[i])) {
+		i++
+	}
+	s = s[i:]
+	// longest prefix that parses as a decimal literal
+	end := 0
+	seenDigit, seenDot, seenExp := false, false, false
+	for j := 0; j < len(s); j++ {
+		c := s[j]
+		switch {
+		case c >= '0' && c <= '9':
+			seenDigit = true
+			end = j + 1
+		case (c == '+' || c == '-') && (j == 0 || s[j-1] == 'e' || s[j-1] == 'E'):
+		case c == '.' && !seenDot && !seenExp:
+			seenDot = true
+		case (c == 'e' || c == 'E') && seenDigit && !seenExp:
+			seenExp = true
+		default:
+			j = len(s)
+		}
+	}
+	if !seenDigit {
+		return 0
+	}
+	f, err := strconv.ParseFloat(s[:end], 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return 0
+	}
+	return f
+}
