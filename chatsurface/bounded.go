@@ -14,6 +14,7 @@ type bounded struct {
 	following   bool
 	held, owed  bool
 	refresh     bool // a measurement refresh is due (C97)
+	refreshRuns int  // measurement refreshes run this epoch (tests check C97's "exactly one")
 	gesture     bool // a gesture lasts (settle timer running)
 	marked      bool
 	anchorStyle string
@@ -403,6 +404,7 @@ func (b *bounded) geometryFrame(h *Host) error {
 // measurementRefresh is C97.
 func (b *bounded) measurementRefresh(h *Host) error {
 	b.refresh = false
+	b.refreshRuns++
 	an := b.captureAnchor(h)
 	clear(b.sizes)
 	clear(b.dirty)

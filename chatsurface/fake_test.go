@@ -105,7 +105,8 @@ func (d *fakeDOM) html(s string) []*fnode {
 		closeTag := "</" + parts[0] + ">"
 		depth, i := 0, 0
 		for ; i < len(s); i++ {
-			if strings.HasPrefix(s[i:], "<"+parts[0]) {
+			if rest := s[i:]; strings.HasPrefix(rest, "<"+parts[0]) && len(rest) > len(parts[0])+1 &&
+				(rest[len(parts[0])+1] == '>' || rest[len(parts[0])+1] == ' ') {
 				depth++
 			} else if strings.HasPrefix(s[i:], closeTag) {
 				if depth == 0 {

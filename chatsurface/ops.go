@@ -237,6 +237,7 @@ func (h *Host) JumpToMessage(t Value) (Node, error) {
 		return 0, newRangeError(CodeInvalidArgument, "Chat virtualizer target "+t.Str+" is outside the structure")
 	}
 	h.state = StateJumping
+	b.following = false // step 5 decides; a following commit would leave t
 	if err := b.forcedCommit(h, m, false); err != nil {
 		return 0, err
 	}

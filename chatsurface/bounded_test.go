@@ -1,0 +1,608 @@
+package chatsurface
+
+import (
+	"strconv"
+	"testing"
+)
+
+func managedHarness(t *testing.T, n int) *harness {
+	h := newHarness(t, true)
+	for i := 0; i < n; i++ {
+		h.js.push("m" + strconv.Itoa(i))
+	}
+	return h
+}
+
+func (h *harness) open() {
+	h.t.Helper()
+	if err := h.host.Open(); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// children describes the root's children: mesids for roots, top/middle for spacers.
+func (h *harness) children() []string {
+	var out []string
+	for _, c := range h.dom.Children(h.dom.root.id) {
+		if v, ok := h.dom.Attr(c, "data-tt-chat-spacer"); ok {
+			out = append(out, v+"("+h.dom.InlineStyle(c, "height")+")")
+		} else if v, ok := h.dom.Attr(c, "mesid"); ok {
+			out = append(out, v)
+		} else {
+			out = append(out, h.dom.TagName(c))
+		}
+	}
+	return out
+}
+
+// invariant is C145: at most 33 roots, 2 ranges and Rmax active runtimes.
+func (h *harness) invariant() {
+	h.t.Helper()
+	s := h.host.Snapshot()
+	roots := 0
+	for _, c := range h.dom.Children(h.dom.root.id) {
+		if h.dom.Matches(c, SelMes) {
+			roots++
+		}
+	}
+	if roots > 33 || len(s.Ranges) > 2 || s.Runtime.Active > s.Runtime.MaxActive {
+		h.t.Fatalf("C145 violated: %d roots, %d ranges, %d active", roots, len(s.Ranges), s.Runtime.Active)
+	}
+}
+
+// C73, C92, C146 S52.
+func TestC92_S52_OpenLargeChat(t *testing.T) {
+	h := managedHarness(t, 10000)
+	h.create()
+	h.open()
+	s := h.host.Snapshot()
+	if s.State != StateSettled || len(s.Mounted) > 33 || s.Mounted[len(s.Mounted)-1] != 9999 || len(s.Ranges) > 2 {
+		t.Fatalf("%+v", s)
+	}
+	if h.js.mat > 65 {
+		t.Fatalf("%d materialize calls", h.js.mat)
+	}
+	tail := h.host.MessageElement(9999)
+	for _, c := range h.dom.n(tail).classes {
+		if c == "last_mes" {
+			goto ok
+		}
+	}
+	t.Fatal("tail lacks last_mes")
+ok:
+	kids := h.dom.Children(h.dom.root.id)
+	if v, _ := h.dom.Attr(kids[0], "aria-hidden"); v != "true" {
+		t.Fatal("top spacer first, aria-hidden")
+	}
+	if v, _ := h.dom.Attr(h.dom.root.id, "data-tt-chat-surface"); v != "bounded" {
+		t.Fatal("root not marked")
+	}
+	if _, ok := h.dom.Attr(h.dom.root.id, "data-tt-chat-bootstrap"); ok {
+		t.Fatal("bootstrap attribute left")
+	}
+	if h.dom.InlineStyle(h.dom.root.id, "overflow-anchor") != "none" {
+		t.Fatal("C72 overflow-anchor")
+	}
+	if !s.FollowingTail {
+		t.Fatal("open follows the tail")
+	}
+	h.invariant()
+}
+
+// C81, C82, C84 S53 through the host.
+func TestC84_S53_OpenSpacer(t *testing.T) {
+	h := managedHarness(t, 100)
+	h.js.size = func(int) float64 { return 200 }
+	h.create()
+	h.open()
+	wantLog(t, h.children(), "top(18600px)", "93", "94", "95", "96", "97", "98", "99")
+	if h.dom.scroll != 19000 {
+		t.Fatal(h.dom.scroll)
+	}
+}
+
+// C94, C91 S55: jump and its demand.
+func TestC94_S55_Jump(t *testing.T) {
+	h := managedHarness(t, 1000)
+	h.js.size = func(int) float64 { return 200 }
+	var act []int
+	a := h.js.fn(func(c call) (Return, *JSValue) { act = append(act, c.mesid); return h.js.disposer(func() {}), nil })
+	h.js.push() // none
+	for _, m := range h.js.chat {
+		m.mes = "<pre>" + m.mes + "</pre>"
+	}
+	h.participant("p", hooks{prepare: func(c call) (Return, *JSValue) {
+		_ = h.host.Claim(c.claims, h.dom.findTag(c.content, "pre"), a)
+		return Return{}, nil
+	}})
+	h.create(func(o *HostOptions) { o.RuntimeLimit = Num(100) })
+	h.open()
+	root, err := h.host.JumpToMessage(Num(500))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if root != h.host.MessageElement(500) || h.dom.scroll != 99600 {
+		t.Fatal(h.dom.scroll)
+	}
+	s := h.host.Snapshot()
+	want := ints(496, 497, 498, 499, 500, 501, 502, 503, 504, 999)
+	if !eqInts(s.Mounted, want) {
+		t.Fatal(s.Mounted)
+	}
+	if c := h.children(); c[len(c)-2] != "middle(98800px)" {
+		t.Fatal(c)
+	}
+	if !eqInts(h.host.b.demand, ints(500, 499, 501, 498, 502, 496, 497, 503, 504)) {
+		t.Fatal(h.host.b.demand)
+	}
+	act = nil
+	h.sch.flush()
+	if !eqInts(act, ints(500, 499, 501, 498, 502, 496, 497, 503, 504)) {
+		t.Fatal("grants follow the demand order, one per frame:", act)
+	}
+	if h.host.Snapshot().FollowingTail {
+		t.Fatal("a jump to the middle stops following")
+	}
+}
+
+// C94 S65, S59: jump preconditions, none faults.
+func TestC94_S59_S65_JumpPreconditions(t *testing.T) {
+	h := managedHarness(t, 100)
+	h.create()
+	h.open()
+	_, err := h.host.JumpToMessage(Num(100))
+	wantErr(t, err, ClassRangeError, "Chat virtualizer target 100 is outside the structure")
+	_ = h.host.SetProjectionHeld(true)
+	_, err = h.host.JumpToMessage(Num(5))
+	wantErr(t, err, ClassError, "Bounded ChatSurface cannot leave an active message editor")
+	if h.host.Fault() != nil {
+		t.Fatal("no fault")
+	}
+	if r, err := h.host.JumpToMessage(Num(99)); err != nil || r != h.host.MessageElement(99) {
+		t.Fatal(err)
+	}
+	s := staticHarness(t, "a")
+	s.create()
+	_, err = s.host.JumpToMessage(Num(0))
+	wantErr(t, err, ClassError, "Bounded ChatSurface is not active")
+}
+
+// C87, C31 S57: following keeps the new tail in view.
+func TestC87_S57_FollowPush(t *testing.T) {
+	h := managedHarness(t, 10000)
+	h.create()
+	h.open()
+	old := h.host.MessageElement(9999)
+	h.js.push("new")
+	h.mustRender()
+	m := h.mounted()
+	if m[len(m)-1] != 10000 {
+		t.Fatal(m)
+	}
+	if hasClass(h.dom.n(old), "last_mes") || !hasClass(h.dom.n(h.host.MessageElement(10000)), "last_mes") {
+		t.Fatal("last_mes must move")
+	}
+	if h.dom.scroll != h.host.b.layout.MaxScroll() {
+		t.Fatal("scrollTop must be total − H")
+	}
+}
+
+func hasClass(n *fnode, c string) bool {
+	for _, x := range n.classes {
+		if x == c {
+			return true
+		}
+	}
+	return false
+}
+
+// C76, C77 S58.
+func TestC76_S58_ForeignChildren(t *testing.T) {
+	h := managedHarness(t, 3)
+	d := h.dom.mk("div")
+	d.attrs["id"] = "ecosystem-root-write"
+	h.dom.appendChild(h.dom.root, d)
+	h.create()
+	wantErr(t, h.host.Open(), ClassError, "Bounded ChatSurface contains an unknown direct child: div")
+	if h.host.Snapshot().State != StateFaulted {
+		t.Fatal("must fault")
+	}
+	if _, ok := h.dom.Attr(h.dom.root.id, "data-tt-chat-bootstrap"); ok {
+		t.Fatal("C106: bootstrap attribute removed on fault")
+	}
+	h = managedHarness(t, 3)
+	p := h.dom.html(`<div class="style-pins"></div>`)[0]
+	h.dom.appendChild(h.dom.root, p)
+	h.create()
+	h.open()
+	h = managedHarness(t, 3)
+	sm := h.dom.html(`<div><div id="show_more_messages"></div></div>`)[0]
+	h.dom.appendChild(h.dom.root, sm)
+	h.create()
+	wantErr(t, h.host.Open(), ClassError, "Bounded ChatSurface cannot adopt the static Show More control")
+}
+
+// C28, C73 S61.
+func TestC73_S61_ShiftAndPop(t *testing.T) {
+	h := newHarness(t, true)
+	h.js.push("first", "second", "third")
+	h.create()
+	h.open()
+	h.js.chat = h.js.chat[1:]
+	h.mustRender()
+	if !eqInts(h.mounted(), ints(0, 1)) || h.dom.textOf(h.host.MessageElement(0)) != "second" {
+		t.Fatal(h.mounted())
+	}
+	h.js.chat = h.js.chat[:1]
+	h.mustRender()
+	if !eqInts(h.mounted(), ints(0)) || h.dom.textOf(h.host.MessageElement(0)) != "second" {
+		t.Fatal(h.mounted())
+	}
+	h.js.chat = nil
+	h.mustRender()
+	if len(h.mounted()) != 0 || len(h.dom.Children(h.dom.root.id)) != 0 {
+		t.Fatal(h.children())
+	}
+}
+
+// scrollTo simulates a user gesture that settles through the timer.
+func (h *harness) scrollTo(s float64) {
+	h.dom.SetScrollTop(0, s)
+	h.host.OnScroll()
+	h.sch.frame() // a frame during the gesture: suspended
+	h.sch.fireTimers()
+	h.sch.flush()
+}
+
+// C89, C96 S60: commits are held; releasing the hold commits around the top.
+func TestC96_S60_HeldGesture(t *testing.T) {
+	h := managedHarness(t, 1000)
+	h.create()
+	h.open()
+	before := h.mounted()
+	_ = h.host.SetProjectionHeld(true)
+	h.scrollTo(0)
+	if !eqInts(h.mounted(), before) || h.host.Snapshot().State != StateGestureScrolling {
+		t.Fatal("held: projection unchanged, still gesture-scrolling")
+	}
+	_ = h.host.SetProjectionHeld(false)
+	h.sch.flush()
+	m := h.mounted()
+	if m[0] != 0 || h.host.Snapshot().State != StateSettled {
+		t.Fatal(m)
+	}
+	h.invariant()
+}
+
+// C54-style S54 through the host: a gesture to the top with H = 20000.
+func TestC82_S54_GestureToTop(t *testing.T) {
+	h := managedHarness(t, 1000)
+	h.js.size = func(int) float64 { return 200 }
+	h.dom.height = 20000
+	h.create()
+	h.open()
+	h.scrollTo(0)
+	s := h.host.Snapshot()
+	if len(s.Viewport) != 32 || s.Viewport[0] != 33 || s.Viewport[31] != 64 {
+		t.Fatal(s.Viewport)
+	}
+	c := h.children()
+	if c[0] != "top(6600px)" || c[len(c)-2] != "middle(186800px)" || c[len(c)-1] != "999" || len(s.Mounted) != 33 {
+		t.Fatal(c)
+	}
+}
+
+// C65, C89 S46: demand is suspended during a gesture and resumes after.
+func TestC89_S46_SuspendedDuringGesture(t *testing.T) {
+	h := managedHarness(t, 50)
+	for _, m := range h.js.chat {
+		m.mes = "<pre>" + m.mes + "</pre>"
+	}
+	grants := 0
+	a := h.js.fn(func(c call) (Return, *JSValue) { grants++; return h.js.disposer(func() {}), nil })
+	h.participant("p", hooks{prepare: func(c call) (Return, *JSValue) {
+		_ = h.host.Claim(c.claims, h.dom.findTag(c.content, "pre"), a)
+		return Return{}, nil
+	}})
+	h.create()
+	h.open()
+	h.sch.flush()
+	active := h.host.Snapshot().Runtime.Active
+	if active == 0 || active > 8 {
+		t.Fatal(active)
+	}
+	h.dom.SetScrollTop(0, 0)
+	h.host.OnScroll()
+	h.sch.frame()
+	s := h.host.Snapshot()
+	if !s.Runtime.Suspended || s.Runtime.Scheduled || s.Runtime.Active != active || s.State != StateGestureScrolling {
+		t.Fatalf("%+v", s.Runtime)
+	}
+	g := grants
+	h.sch.fireTimers()
+	h.sch.frame() // the geometry commit that ends the gesture
+	if h.host.Snapshot().State != StateSettled || h.host.Snapshot().Runtime.Suspended {
+		t.Fatal("gesture must end")
+	}
+	for h.host.Snapshot().Runtime.Scheduled {
+		before := grants
+		h.sch.frame()
+		if grants-before > 1 {
+			t.Fatal("more than one grant per frame")
+		}
+		h.invariant()
+	}
+	if grants == g {
+		t.Fatal("grants must resume")
+	}
+}
+
+// C69, C107 S47: many runtimes; jumps keep active ≤ 8; reset empties admission.
+func TestC69_S47_Budget(t *testing.T) {
+	h := managedHarness(t, 500)
+	for _, m := range h.js.chat {
+		m.mes = "<pre>" + m.mes + "</pre>"
+	}
+	var sigs []Signal
+	a := h.js.fn(func(c call) (Return, *JSValue) { sigs = append(sigs, c.signal); return h.js.disposer(func() {}), nil })
+	h.participant("p", hooks{prepare: func(c call) (Return, *JSValue) {
+		_ = h.host.Claim(c.claims, h.dom.findTag(c.content, "pre"), a)
+		return Return{}, nil
+	}})
+	h.create()
+	h.open()
+	for len(h.sch.frames) > 0 {
+		h.sch.frame()
+		h.invariant()
+	}
+	if n := h.host.Snapshot().Runtime.Active; n == 0 || n > 8 {
+		t.Fatal(n)
+	}
+	first := append([]Signal(nil), sigs...)
+	if _, err := h.host.JumpToMessage(Num(5)); err != nil {
+		t.Fatal(err)
+	}
+	for len(h.sch.frames) > 0 {
+		h.sch.frame()
+		h.invariant()
+	}
+	aborted := 0
+	for _, s := range first {
+		if h.js.sigs[s].aborted {
+			aborted++
+		}
+	}
+	if aborted == 0 {
+		t.Fatal("some first-generation signals must abort")
+	}
+	if err := h.host.ResetEpoch(); err != nil {
+		t.Fatal(err)
+	}
+	r := h.host.Snapshot().Runtime
+	if r.Active != 0 || len(r.Candidates) != 0 {
+		t.Fatalf("%+v", r)
+	}
+}
+
+// C67, C45 S48 (managed): foreign removal before the first frame → not live at
+// the frame; removal inside didMount → ownership diverged at step 12.
+func TestC67_S48_ManagedNotLive(t *testing.T) {
+	h := managedHarness(t, 1)
+	h.js.chat[0].mes = "<pre>x</pre>"
+	h.participant("runtime-owner", hooks{prepare: h.claimPre("runtime-owner")})
+	h.create()
+	h.open()
+	h.dom.detach(h.dom.n(h.dom.findTag(h.host.MessageElement(0), "pre")))
+	h.sch.flush()
+	wantErr(t, h.host.Fault(), ClassError, "ChatSurface runtime source is not live: runtime-owner")
+	if len(h.js.faults) != 1 {
+		t.Fatal("onFault once")
+	}
+	h = managedHarness(t, 1)
+	h.js.chat[0].mes = "<pre>x</pre>"
+	h.participant("runtime-owner", hooks{prepare: h.claimPre("runtime-owner")})
+	h.participant("other", hooks{mount: func(c call) (Return, *JSValue) {
+		h.dom.detach(h.dom.n(h.dom.findTag(c.content, "pre")))
+		return Return{}, nil
+	}})
+	h.create()
+	wantErr(t, h.host.Open(), ClassError, "ChatSurface message 0 runtime source ownership diverged")
+}
+
+// C63 S44, S45: the box ordering picks the nearest candidates.
+func TestC63_S45_BoxOrdering(t *testing.T) {
+	h := managedHarness(t, 1)
+	h.js.chat[0].mes = "<div><pre>a</pre></div><div><pre>b</pre></div>"
+	var got []string
+	acts := map[string]Ref{}
+	for _, n := range []string{"a", "b"} {
+		n := n
+		acts[n] = h.js.fn(func(c call) (Return, *JSValue) { got = append(got, n); return h.js.disposer(func() {}), nil })
+	}
+	var wrappers []Node
+	h.participant("p", hooks{prepare: func(c call) (Return, *JSValue) {
+		wrappers = nil
+		for _, k := range h.dom.n(h.dom.n(c.content).kids[0].id).kids {
+			pre := k.kids[0]
+			wrappers = append(wrappers, k.id)
+			_ = h.host.Claim(c.claims, pre.id, acts[h.dom.textOf(pre.id)])
+		}
+		return Return{}, nil
+	}})
+	h.create(func(o *HostOptions) { o.RuntimeLimit = Num(1) })
+	h.open()
+	h.dom.rects[wrappers[0]] = Rect{100, 300} // centre 200, viewport centre 500
+	h.dom.rects[wrappers[1]] = Rect{410, 610} // centre 510
+	_ = h.host.Render(RenderOptions{})
+	h.sch.flush()
+	if len(got) != 1 || got[0] != "b" {
+		t.Fatal(got)
+	}
+}
+
+
+// C79 S66 (managed): foreign removal faults.
+func TestC79_S66_ManagedInconsistent(t *testing.T) {
+	h := managedHarness(t, 3)
+	h.create()
+	h.open()
+	h.dom.Remove(h.host.MessageElement(1))
+	h.host.OnMutation()
+	wantErr(t, h.host.Fault(), ClassError, "ChatSurface committed DOM projection is inconsistent")
+	// found at the start of an operation instead: thrown from it
+	h = managedHarness(t, 3)
+	h.create()
+	h.open()
+	h.dom.SetAttr(h.host.MessageElement(1), "mesid", "7")
+	wantErr(t, h.render(), ClassError, "ChatSurface committed DOM projection is inconsistent")
+}
+
+// C105, C106 S67: after a fault every mutating call throws; DOM unchanged.
+func TestC106_S67_FaultedBoundedView(t *testing.T) {
+	h := managedHarness(t, 100)
+	p := h.participant("p", hooks{mount: nop})
+	h.create()
+	h.open()
+	h.page.Registry.Fault(p, h.js.throw("x"))
+	kids := h.children()
+	f := h.host.Fault()
+	for _, err := range []error{h.render(),
+		func() error { _, e := h.host.UpdateContent(Num(0), false); return e }(),
+		func() error { _, e := h.host.JumpToMessage(Num(0)); return e }(),
+		h.host.RefreshLayout(), h.host.ScrollToEnd()} {
+		if e := wantErr(t, err, ClassError, "ChatSurface epoch is faulted"); e.Cause != f {
+			t.Fatal("cause")
+		}
+	}
+	wantLog(t, h.children(), kids...)
+	if h.host.Snapshot().State != StateFaulted || len(h.js.faults) != 1 || len(h.sch.frames) != 0 {
+		t.Fatal("faulted, onFault once, frames cancelled")
+	}
+}
+
+// C107 S69: reset after a non-participant fault clears everything.
+func TestC107_S69_ResetBounded(t *testing.T) {
+	h := managedHarness(t, 100)
+	h.dom.root.style["overflow-anchor"] = "auto"
+	h.create()
+	h.open()
+	h.dom.Remove(h.host.MessageElement(99))
+	h.host.OnMutation()
+	if h.host.Fault() == nil {
+		t.Fatal("expected a fault")
+	}
+	if err := h.host.ResetEpoch(); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.dom.Children(h.dom.root.id)) != 0 || h.host.Fault() != nil || h.host.Snapshot().State != StateInactive {
+		t.Fatal(h.children())
+	}
+	if _, ok := h.dom.Attr(h.dom.root.id, "data-tt-chat-surface"); ok || h.dom.root.style["overflow-anchor"] != "auto" {
+		t.Fatal("bounded attributes must go and overflow-anchor be restored")
+	}
+	h.mustRender()
+	if h.host.Snapshot().State != StateSettled {
+		t.Fatal("render opens a fresh epoch")
+	}
+}
+
+// C92: open twice → cannot open from state settled, no fault.
+func TestC92_OpenTwice(t *testing.T) {
+	h := managedHarness(t, 2)
+	h.create()
+	h.open()
+	wantErr(t, h.host.Open(), ClassError, "Bounded ChatSurface cannot open from state settled")
+	if h.host.Fault() != nil {
+		t.Fatal("no fault")
+	}
+}
+
+// C24 S12: an empty open leaves registration open.
+func TestC24_S12_EmptyOpenKeepsRegistryOpen(t *testing.T) {
+	h := managedHarness(t, 0)
+	h.create()
+	h.open()
+	if h.host.Snapshot().State != StateSettled {
+		t.Fatal("empty chat ends settled")
+	}
+	h.participant("late", hooks{mount: nop})
+	h.js.push("m0")
+	h.mustRender()
+	wantLog(t, h.log, "late.mount:0")
+	if !h.page.Registry.Frozen() {
+		t.Fatal("a non-empty projection freezes")
+	}
+}
+
+// C86 S62: a size change above the viewport keeps the first visible message's offset.
+func TestC86_S62_AnchorOnResize(t *testing.T) {
+	h := managedHarness(t, 1000)
+	h.create()
+	h.open()
+	if _, err := h.host.JumpToMessage(Num(495)); err != nil {
+		t.Fatal(err)
+	}
+	h.sch.flush()
+	h.dom.SetScrollTop(0, h.host.b.layout.Start(495))
+	h.host.b.lastS = h.dom.scroll // as if written by the host
+	top := h.dom.Rect(h.host.MessageElement(495)).Top
+	s0 := h.dom.scroll
+	h.dom.n(h.host.MessageElement(494)).size += 50
+	h.host.OnResize([]Node{h.host.MessageElement(494)})
+	h.sch.frame()
+	if h.dom.scroll != s0+50 || h.dom.Rect(h.host.MessageElement(495)).Top != top {
+		t.Fatalf("scroll %v → %v", s0, h.dom.scroll)
+	}
+	// following: the tail grows, scrollTop = total − H
+	if err := h.host.ScrollToEnd(); err != nil {
+		t.Fatal(err)
+	}
+	h.dom.n(h.host.MessageElement(999)).size += 300
+	h.host.OnResize([]Node{h.host.MessageElement(999)})
+	h.sch.frame()
+	if h.dom.scroll != h.host.b.layout.MaxScroll() || h.dom.scroll != h.dom.scrollHeight()-1000 {
+		t.Fatal(h.dom.scroll)
+	}
+}
+
+// C97 S63: refreshLayout during a gesture runs exactly once after it ends.
+func TestC97_S63_RefreshDuringGesture(t *testing.T) {
+	h := managedHarness(t, 1000)
+	h.create()
+	h.open()
+	h.scrollTo(50000)
+	h.dom.SetScrollTop(0, 50010)
+	h.host.OnScroll()
+	_ = h.host.RefreshLayout()
+	_ = h.host.RefreshLayout()
+	h.sch.frame()
+	if !h.host.b.refresh || h.host.b.refreshRuns != 0 {
+		t.Fatal("the refresh must wait for the gesture")
+	}
+	a, _ := h.host.b.layout.Visible(h.dom.scroll)
+	root := h.host.MessageElement(a)
+	off := h.dom.Rect(root).Top
+	h.sch.fireTimers()
+	h.sch.flush()
+	if h.host.b.refreshRuns != 1 || h.host.Snapshot().State != StateSettled {
+		t.Fatal("exactly one refresh must run", h.host.b.refreshRuns)
+	}
+	if r := h.host.MessageElement(a); h.dom.Rect(r).Top != off {
+		t.Fatalf("anchor moved: %v → %v", off, h.dom.Rect(r).Top)
+	}
+}
+
+// S93-lite / C145: gestures from bottom to top keep the limits.
+func TestC145_GestureSweep(t *testing.T) {
+	h := managedHarness(t, 3000)
+	h.create()
+	h.open()
+	for s := h.dom.scroll; s > 0; s -= 7919 {
+		h.scrollTo(s)
+		h.invariant()
+	}
+	h.scrollTo(0)
+	if h.mounted()[0] != 0 {
+		t.Fatal(h.mounted())
+	}
+}
