@@ -440,7 +440,6 @@ func TestC63_S45_BoxOrdering(t *testing.T) {
 	}
 }
 
-
 // C79 S66 (managed): foreign removal faults.
 func TestC79_S66_ManagedInconsistent(t *testing.T) {
 	h := managedHarness(t, 3)

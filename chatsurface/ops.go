@@ -320,6 +320,7 @@ func (h *Host) Frame(id int) {
 	}
 	switch {
 	case h.b.geomScheduled && id == h.b.geomFrame:
+		h.b.geomScheduled = false
 		if h.begin(LabelGeometryFrame, true) != nil {
 			return
 		}

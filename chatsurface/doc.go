@@ -1,0 +1,88 @@
+// Package chatsurface is the pure-Go core of the ChatSurface host
+// (spec/chatsurface.md): participant registry, leases, claims, the projection
+// commit, content updates, runtime admission, the bounded window and the fault
+// authority. It never imports syscall/js; everything JavaScript is reached
+// through four small interfaces, so the whole lifecycle is tested natively
+// with recording fakes.
+//
+// # Identity
+//
+// JS objects never enter Go as values. Go names them with small integers:
+//   - Node: a DOM node held by the DOM adapter (chatsurface/domjs). An id is
+//     stable while Go holds it; DOM.Release says Go forgot it.
+//   - Ref: a JS function or value held by the bridge: hook functions read at
+//     registration, activate functions, disposers returned by hooks, and
+//     thrown values. Callbacks.Release drops a Ref Go no longer needs.
+//   - Signal: an AbortController/AbortSignal pair created by the facade.
+//   - MessageID: the facade's WeakMap id of a message object (C4).
+//   - ClaimsID: one claims object, valid only during its prepareContent call.
+//
+// Strings cross as WTF-8 Go strings (UTF-8 that may also encode lone
+// surrogates), so participant ids and other echoed text round-trip exactly.
+//
+// # Errors
+//
+// Every error returned to the bridge is either an *Error (Go-made: Class names
+// the JS constructor — Error, TypeError or RangeError — and Message is the
+// spec's exact text, Cause an *Error or *JSValue) or a *JSValue (a value thrown
+// by JS that must be rethrown by identity, C6). The bridge materialises each
+// *Error into exactly one JS object, memoised by pointer, so the value thrown,
+// Host.Fault (getFault), onFault and later causes are the identical object
+// (C103). For a *JSValue, ErrorRef is the C6 error value the bridge computed
+// when it caught the value; faults record that one.
+//
+// # Interfaces the edges implement
+//
+//   - DOM (chatsurface/domjs on dom/v2; fakeDOM in tests): node queries for the
+//     fixed selectors, attributes, classes, insert/remove, innerHTML, rects,
+//     scrollTop, computed styles (raw strings; Go parses them as C2 says),
+//     and switching the root's listeners and the roots' ResizeObserver on/off.
+//   - Callbacks (the bridge): calls hooks, activate, disposers, materialize and
+//     formatMessage with frozen contexts built from the ids given, classifies
+//     the result (C5) into a Return, reports throws as *JSValue; creates and
+//     aborts signals; reads chat[] as an id list; calls onFault.
+//   - Scheduler (the bridge, from the host's rAF/setTimeout options): frames
+//     and timers come back as Host.Frame(id) and Host.Timer(id).
+//   - Definition (the bridge): a participant definition read property by
+//     property in the order validation needs (C18).
+//
+// # Call sequence for the bridge
+//
+// Page set-up:
+//
+//	page := chatsurface.NewPage()
+//	page.Install(managed, tauri, api)          // C11 steps 1–3; the bridge writes steps 4–5
+//	page.Managed()                             // isManagedOwnershipRequired()
+//	idx, err := page.Registry.Register(def)    // registerParticipant; the handle keeps idx
+//	page.Registry.Fault(idx, errValue)         // registration.fault(error)
+//	host, err := page.CreateHost(opts, env)    // createChatSurfaceHost
+//
+// Host operations (each maps 1:1 to the JS host object, C142):
+//
+//	host.Open()                          // open()
+//	host.Render(RenderOptions{...})      // render({replace, first})
+//	host.UpdateContent(mesid, transient) // updateContent(mesid, {transient})
+//	host.JumpToMessage(t)                // returns the root Node
+//	host.ScrollToEnd(); host.SetProjectionHeld(b); host.RefreshLayout()
+//	host.ResetEpoch(); host.Dispose()
+//	host.MessageElement(m); host.Fault(); host.Snapshot()
+//
+// Calls from JS into the core that are not operations:
+//
+//	host.Claim(id, source, activate) // claims.claim(source, activate) inside prepareContent
+//	host.Frame(id); host.Timer(id)   // scheduled frame / timer fired
+//	host.OnScroll(); host.OnScrollEnd(); host.OnResize(roots); host.OnMutation()
+//
+// A hook may call back into any of these while Go is calling out: state is
+// consistent before every call out, mutating operations carry the labels of
+// C110 and a reentrant one faults with "ChatSurface mutation <label> reentered
+// during <active>" (C109). No call blocks on a Promise (C9).
+//
+// # Seams for later issues
+//
+// Content processors (C113–C132), finishContent and the startup helper with
+// the capability gate (C133–C138) are not implemented. Their seams are marked
+// in commit (phase 1 and 5), replaceContent (step 3) and reset (step 1):
+// residency.prepared already separates pending from prepared content, and
+// Registry.Has serves the gate.
+package chatsurface
