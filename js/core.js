@@ -100,7 +100,8 @@ export class Core {
 
   /** A Uint16Array over the shared buffer, n units long (grown if needed). */
   view(n) {
-    return new Uint16Array(this.memory.buffer, this.ex.tc_buf(n), n);
+    const addr = this.ex.tc_buf(n); // may grow memory: read .buffer after
+    return new Uint16Array(this.memory.buffer, addr, n);
   }
 
   /** A view of n units at addr that Go filled. */
