@@ -489,3 +489,18 @@ func (l *Log) ResolveTarget(t Target) (*Event, error) {
 	}
 	return l.Events[o], nil
 }
+
+// SourceEventSeqs returns the planned event's sourceEventSeqs (the nodes it
+// replaces, in surface order) in the form the host port's append takes.
+func (p *Plan) SourceEventSeqs() []int {
+	if p.Event == nil {
+		return nil
+	}
+	raw, _ := p.Event.Fields["sourceEventSeqs"].([]any)
+	out := make([]int, 0, len(raw))
+	for _, x := range raw {
+		n, _ := seqValue(x, 4)
+		out = append(out, n)
+	}
+	return out
+}

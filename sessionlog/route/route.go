@@ -1,0 +1,513 @@
+// Package route is the host part of the message editor (spec S1 b, §13–14):
+// a net/http handler for the editor's four exact routes plus the
+// per-session lock, written against a small host port that the JavaScript
+// facade implements. It is pure Go, so it is tested natively with
+// net/http/httptest and a fake port; only the Fetch bridge is js-only.
+package route
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+
+	"tavern-core/sessionlog"
+)
+
+// The exact paths of S82.
+const (
+	PathEdit       = "/api/plugins/tavern-core-message-editor/edit"
+	PathUndo       = "/api/plugins/tavern-core-message-editor/undo"
+	PathRegenerate = "/api/plugins/tavern-core-message-editor/regenerate"
+	PathState      = "/api/plugins/tavern-core-message-editor/state"
+
+	// VersionHeader carries the client build's version (S88).
+	VersionHeader = "X-Tavern-Core-Version"
+	// MaxBody is the largest accepted request body (S85).
+	MaxBody = 65536
+)
+
+// Paths lists the routes in registration order.
+var Paths = []string{PathEdit, PathUndo, PathRegenerate, PathState}
+
+// Codes only the host produces, beside the sessionlog ones (S76).
+const (
+	CodeVersionSkew      = "version-skew"
+	CodeUnauthorized     = "unauthorized"
+	CodeForbidden        = "forbidden"
+	CodeMethodNotAllowed = "method-not-allowed"
+	CodeTooLarge         = "too-large"
+)
+
+// AlreadyActiveMessage is the activation failure of S82.
+const AlreadyActiveMessage = "tavern-core-message-editor is already active in this host"
+
+// Port is what the host gives the editor (S2). It never reads or writes
+// session files and never loads or resumes a session.
+type Port interface {
+	// Session looks up a live (loaded) session; false for unknown or
+	// unloaded ids, which the editor cannot tell apart (S78).
+	Session(id string) (Session, bool)
+	// Authorize is the host's auth check hook (S85.2).
+	Authorize(r *http.Request) bool
+	// Origin is the host's own origin, e.g. "http://127.0.0.1:4000".
+	Origin() string
+	// Version is the host build's version string (S88).
+	Version() string
+}
+
+// Session is a live session (S2).
+type Session interface {
+	HeaderVersion() int
+	// Events returns one consistent snapshot of the session's events as
+	// JSON envelopes.
+	Events() ([]json.RawMessage, error)
+	// Append hands one event to the harness and returns its seq. An error
+	// means nothing was written.
+	Append(typ string, data, surfaceOp json.RawMessage, sourceEventSeqs []int) (int, error)
+	// Agent is the session's live agent; false when there is none.
+	Agent() (Agent, bool)
+}
+
+// Flusher is the optional flush of a live session (S52).
+type Flusher interface {
+	Flush() error
+}
+
+// Agent is a session's live agent (S2).
+type Agent interface {
+	// Status is "idle" or "running".
+	Status() string
+	// Followup queues a message that wakes the agent (S64).
+	Followup(message json.RawMessage) error
+}
+
+// Registry is where the host registers exact fetch routes.
+type Registry interface {
+	Has(path string) bool
+	Handle(path string, h http.Handler)
+}
+
+// Activate registers the four routes, or fails without registering any
+// when one is taken: only one editor instance may be active (S82).
+func Activate(reg Registry, port Port) (*Handler, error) {
+	for _, p := range Paths {
+		if reg.Has(p) {
+			return nil, errors.New(AlreadyActiveMessage)
+		}
+	}
+	h := New(port)
+	for _, p := range Paths {
+		reg.Handle(p, h)
+	}
+	return h, nil
+}
+
+// Handler serves the editor routes for one host.
+type Handler struct {
+	port Port
+
+	mu    sync.Mutex
+	locks map[string]*fifo // per-session operation lock (S80)
+	wakes map[string]string
+}
+
+// New returns a handler for port without registering it anywhere.
+func New(port Port) *Handler {
+	return &Handler{port: port, locks: map[string]*fifo{}, wakes: map[string]string{}}
+}
+
+// fifo is a first-in-first-out lock; sync.Mutex promises no order (S80).
+type fifo struct {
+	busy    bool
+	waiters []chan struct{}
+	refs    int
+}
+
+func (h *Handler) lock(session string) {
+	h.mu.Lock()
+	f := h.locks[session]
+	if f == nil {
+		f = &fifo{}
+		h.locks[session] = f
+	}
+	f.refs++
+	if !f.busy {
+		f.busy = true
+		h.mu.Unlock()
+		return
+	}
+	ch := make(chan struct{})
+	f.waiters = append(f.waiters, ch)
+	h.mu.Unlock()
+	<-ch
+}
+
+func (h *Handler) unlock(session string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	f := h.locks[session]
+	f.refs--
+	if len(f.waiters) > 0 {
+		ch := f.waiters[0]
+		f.waiters = f.waiters[1:]
+		close(ch) // ownership passes straight to the next waiter
+		return
+	}
+	f.busy = false
+	if f.refs == 0 {
+		delete(h.locks, session) // keep memory flat over long runs
+	}
+}
+
+// httpError is an answer other than success.
+type httpError struct {
+	status int
+	code   string
+	msg    string
+	allow  string // the Allow header of a 405
+}
+
+var statusOf = map[string]int{
+	sessionlog.CodeBadRequest:         http.StatusBadRequest,
+	sessionlog.CodeEmptyMessage:       http.StatusBadRequest,
+	sessionlog.CodeNotUserMessage:     http.StatusBadRequest,
+	CodeUnauthorized:                  http.StatusUnauthorized,
+	CodeForbidden:                     http.StatusForbidden,
+	sessionlog.CodeMessageNotFound:    http.StatusNotFound,
+	CodeMethodNotAllowed:              http.StatusMethodNotAllowed,
+	sessionlog.CodeAssistantImmutable: http.StatusConflict,
+	sessionlog.CodeTargetShadowed:     http.StatusConflict,
+	sessionlog.CodeNoPrompt:           http.StatusConflict,
+	sessionlog.CodeRegenerateNotLast:  http.StatusConflict,
+	sessionlog.CodeAgentBusy:          http.StatusConflict,
+	sessionlog.CodeNothingToUndo:      http.StatusConflict,
+	sessionlog.CodeSessionNotLoaded:   http.StatusConflict,
+	sessionlog.CodeUnsupportedFormat:  http.StatusConflict,
+	CodeVersionSkew:                   http.StatusConflict,
+	CodeTooLarge:                      http.StatusRequestEntityTooLarge,
+	sessionlog.CodeCompactionOpen:     http.StatusLocked,
+	sessionlog.CodeInternal:           http.StatusInternalServerError,
+}
+
+func fail(code, format string, args ...any) *httpError {
+	st, ok := statusOf[code]
+	if !ok {
+		st = http.StatusInternalServerError
+	}
+	return &httpError{status: st, code: code, msg: fmt.Sprintf(format, args...)}
+}
+
+func fromLog(err error) *httpError {
+	var se *sessionlog.Error
+	if errors.As(err, &se) {
+		return fail(se.Code, "%s", se.Message)
+	}
+	return fail(sessionlog.CodeInternal, "%v", err)
+}
+
+// write sends the S84 envelope.
+func write(w http.ResponseWriter, status int, body any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(body)
+}
+
+func writeErr(w http.ResponseWriter, e *httpError) {
+	if e.allow != "" {
+		w.Header().Set("Allow", e.allow)
+	}
+	write(w, e.status, map[string]any{"ok": false, "error": map[string]any{"code": e.code, "message": e.msg}})
+}
+
+func ok(w http.ResponseWriter, value any) {
+	write(w, http.StatusOK, map[string]any{"ok": true, "value": value})
+}
+
+// ServeHTTP runs the transport checks of S85 in order, then the operation.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var op sessionlog.Op
+	switch r.URL.Path {
+	case PathEdit:
+		op = sessionlog.OpEdit
+	case PathUndo:
+		op = sessionlog.OpUndo
+	case PathRegenerate:
+		op = sessionlog.OpRegenerate
+	case PathState:
+	default:
+		http.NotFound(w, r) // exact paths only; no prefix matching (S82)
+		return
+	}
+	if e := h.transport(r, op); e != nil {
+		writeErr(w, e)
+		return
+	}
+	if op == "" {
+		h.state(w, r)
+		return
+	}
+	req, session, e := readBody(w, r, op)
+	if e != nil {
+		writeErr(w, e)
+		return
+	}
+	value, e := h.operate(session, req)
+	if e != nil {
+		writeErr(w, e)
+		return
+	}
+	ok(w, value)
+}
+
+// transport is S85 steps 1–5 (the body limit is checked up front from
+// Content-Length and again while reading).
+func (h *Handler) transport(r *http.Request, op sessionlog.Op) *httpError {
+	origin := h.port.Origin()
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" || r.Host != u.Host {
+		return fail(CodeForbidden, "request host %q is not this host", r.Host)
+	}
+	if o := r.Header.Get("Origin"); o != "" && o != origin {
+		return fail(CodeForbidden, "cross-origin request from %q refused", o)
+	}
+	if !h.port.Authorize(r) {
+		return fail(CodeUnauthorized, "not authorized")
+	}
+	want := http.MethodPost
+	if op == "" {
+		want = http.MethodGet
+	}
+	if r.Method != want {
+		e := fail(CodeMethodNotAllowed, "%s is not allowed here; use %s", r.Method, want)
+		e.allow = want
+		return e
+	}
+	cv := r.Header.Get(VersionHeader)
+	if cv == "" {
+		return fail(sessionlog.CodeBadRequest, "missing %s header", VersionHeader)
+	}
+	if hv := h.port.Version(); cv != hv {
+		return fail(CodeVersionSkew, "The host runs tavern-core-message-editor %s but this page runs %s. Restart DeepSeek Harness to load the new version; no data was changed.", hv, cv)
+	}
+	if r.ContentLength > MaxBody {
+		return fail(CodeTooLarge, "request body is larger than %d bytes", MaxBody)
+	}
+	return nil
+}
+
+// body is the POST shape of S83, kept raw to tell absent from null and to
+// refuse ill-typed fields.
+type body struct {
+	Session           json.RawMessage `json:"session"`
+	Target            json.RawMessage `json:"target"`
+	Text              json.RawMessage `json:"text"`
+	RemoveAttachments json.RawMessage `json:"removeAttachments"`
+}
+
+func strict(raw []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("unexpected data after the JSON body")
+	}
+	return nil
+}
+
+func readBody(w http.ResponseWriter, r *http.Request, op sessionlog.Op) (sessionlog.Request, string, *httpError) {
+	var req sessionlog.Request
+	raw, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
+	if err != nil {
+		return req, "", fail(sessionlog.CodeBadRequest, "cannot read the request body: %v", err)
+	}
+	if len(raw) > MaxBody {
+		return req, "", fail(CodeTooLarge, "request body is larger than %d bytes", MaxBody)
+	}
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if _, hasCharset := params["charset"]; err != nil || mt != "application/json" || len(params) > 1 || (len(params) == 1 && !hasCharset) {
+		return req, "", fail(sessionlog.CodeBadRequest, "Content-Type must be application/json")
+	}
+	bad := func(format string, args ...any) (sessionlog.Request, string, *httpError) {
+		return sessionlog.Request{}, "", fail(sessionlog.CodeBadRequest, format, args...)
+	}
+	var b body
+	if err := strict(raw, &b); err != nil {
+		return bad("invalid request body: %v", err)
+	}
+	var session string
+	if b.Session == nil || json.Unmarshal(b.Session, &session) != nil || session == "" || isNull(b.Session) {
+		return bad("session must be a non-empty string")
+	}
+	if b.Target == nil || isNull(b.Target) {
+		return bad("target is required")
+	}
+	var tg struct {
+		MessageID *string `json:"messageId"`
+		Seq       *int    `json:"seq"`
+	}
+	if err := strict(b.Target, &tg); err != nil {
+		return bad("invalid target: %v", err)
+	}
+	if (tg.MessageID == nil) == (tg.Seq == nil) {
+		return bad("target must name exactly one of messageId or seq")
+	}
+	req = sessionlog.Request{Op: op, Target: sessionlog.Target{MessageID: tg.MessageID, Seq: tg.Seq}}
+	if b.Text != nil {
+		var s string
+		if isNull(b.Text) || json.Unmarshal(b.Text, &s) != nil {
+			return bad("text must be a string")
+		}
+		req.Text = &s
+	}
+	if b.RemoveAttachments != nil {
+		var ids []string
+		if isNull(b.RemoveAttachments) || json.Unmarshal(b.RemoveAttachments, &ids) != nil {
+			return bad("removeAttachments must be a list of attachment ids")
+		}
+		if ids == nil {
+			ids = []string{}
+		}
+		req.RemoveAttachments = ids
+	}
+	switch op {
+	case sessionlog.OpEdit:
+		if req.Text == nil {
+			return bad("edit requires text")
+		}
+	case sessionlog.OpUndo:
+		if req.Text != nil || req.RemoveAttachments != nil {
+			return bad("undo takes no text and no removeAttachments")
+		}
+	}
+	return req, session, nil
+}
+
+func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
+
+// live resolves a loaded v4 session and its agent (S78, S20).
+func (h *Handler) live(id string) (Session, Agent, *httpError) {
+	s, found := h.port.Session(id)
+	if !found || s == nil {
+		return nil, nil, notLoaded()
+	}
+	a, found := s.Agent()
+	if !found || a == nil {
+		return nil, nil, notLoaded()
+	}
+	if v := s.HeaderVersion(); v != 4 {
+		return nil, nil, fail(sessionlog.CodeUnsupportedFormat, "This session uses log format version %d; the editor works on version 4 sessions only.", v)
+	}
+	return s, a, nil
+}
+
+func notLoaded() *httpError {
+	return fail(sessionlog.CodeSessionNotLoaded, "This session is not loaded. Send a message to resume it first, then edit.")
+}
+
+// snapshot folds the session's events and settles the pending wake: it ends
+// once its trigger appears in the log (S65).
+func (h *Handler) snapshot(id string, s Session, a Agent) (*sessionlog.Log, sessionlog.Env, *httpError) {
+	events, err := s.Events()
+	if err != nil {
+		return nil, sessionlog.Env{}, fail(sessionlog.CodeInternal, "cannot read the session snapshot: %v", err)
+	}
+	l, err := sessionlog.LiveSnapshot(s.HeaderVersion(), events)
+	if err != nil {
+		return nil, sessionlog.Env{}, fail(sessionlog.CodeInternal, "the live session log does not fold: %v", err)
+	}
+	h.mu.Lock()
+	trigger, pending := h.wakes[id]
+	if pending && l.HasMessageID(trigger) {
+		delete(h.wakes, id)
+		pending = false
+	}
+	h.mu.Unlock()
+	return l, sessionlog.Env{AgentRunning: a.Status() == "running", WakePending: pending}, nil
+}
+
+func (h *Handler) operate(id string, req sessionlog.Request) (any, *httpError) {
+	s, a, e := h.live(id)
+	if e != nil {
+		return nil, e
+	}
+	// The lock covers snapshot, plan, append, flush and followup (S80).
+	h.lock(id)
+	defer h.unlock(id)
+	l, env, e := h.snapshot(id, s, a)
+	if e != nil {
+		return nil, e
+	}
+	p, err := l.Plan(req, env)
+	if err != nil {
+		return nil, fromLog(err)
+	}
+	if p.Unchanged {
+		return map[string]any{"unchanged": true}, nil
+	}
+	ev := p.Event
+	data, _ := json.Marshal(ev.Fields["data"])
+	surfaceOp, _ := json.Marshal(ev.Fields["surfaceOp"])
+	seq, err := s.Append(ev.Type, data, surfaceOp, p.SourceEventSeqs())
+	if err != nil {
+		return nil, fail(sessionlog.CodeInternal, "The harness rejected the write, so nothing was saved: %v", err)
+	}
+	if f, isFlusher := s.(Flusher); isFlusher {
+		if err := f.Flush(); err != nil {
+			return nil, fail(sessionlog.CodeInternal, "The change was appended to the live session at seq %d, but persisting it failed, so it is unconfirmed: %v", seq, err)
+		}
+	}
+	if !p.Wake {
+		return map[string]any{"unchanged": false, "seq": seq, "replacedSeq": p.ReplacedSeq, "inFlight": p.InFlight}, nil
+	}
+	trigger, _ := json.Marshal(sessionlog.Trigger(seq))
+	if err := a.Followup(trigger); err != nil {
+		return nil, fail(sessionlog.CodeInternal, "The old answer has been removed from the model's context (seq %d), but the model could not be woken: %v. Sending a message will continue the conversation.", seq, err)
+	}
+	triggerID := sessionlog.TriggerIDPrefix + strconv.Itoa(seq)
+	h.mu.Lock()
+	h.wakes[id] = triggerID
+	h.mu.Unlock()
+	return map[string]any{"seq": seq, "shadowedSeqs": p.ShadowedSeqs, "triggerId": triggerID}, nil
+}
+
+// state answers GET …/state (S87): no lock, one consistent snapshot.
+func (h *Handler) state(w http.ResponseWriter, r *http.Request) {
+	id := r.URL.Query().Get("session")
+	if id == "" {
+		writeErr(w, fail(sessionlog.CodeBadRequest, "the session query parameter is required"))
+		return
+	}
+	s, a, e := h.live(id)
+	if e != nil {
+		writeErr(w, e)
+		return
+	}
+	l, env, e := h.snapshot(id, s, a)
+	if e != nil {
+		writeErr(w, e)
+		return
+	}
+	ov := l.Overlay(env)
+	ok(w, map[string]any{
+		"hostVersion":    h.port.Version(),
+		"formatVersion":  l.Version(),
+		"agentRunning":   env.AgentRunning,
+		"compactionOpen": ov.CompactionOpen,
+		"wakePending":    env.WakePending,
+		"userRows":       ov.UserRows,
+		"assistantRows":  ov.AssistantRows,
+		"hiddenSeqs":     ov.HiddenSeqs,
+	})
+}
