@@ -11,10 +11,10 @@ const (
 	msgAmbiguous = "find string is not unique in the current message body. Extend the `find` string to include surrounding context (a few lines before and/or after the target) until it matches exactly one location."
 )
 
-// contextReplace is O17–O24 against the content cur returns, which it calls
-// only once the arguments are valid (O20: find, replaceWith, occurrence, then
-// matching).
-func contextReplace(cur func() []uint16, find, replaceWith, occurrence jsvalue.Value) (Splice, *apierr.Error) {
+// contextReplace is O17–O24 against the scratch value, whose content it
+// touches only once the arguments are valid (O20: find, replaceWith,
+// occurrence, then matching).
+func contextReplace(sc *scratch, find, replaceWith, occurrence jsvalue.Value) (Splice, *apierr.Error) {
 	if find.Kind != jsvalue.String || len(find.Str) == 0 {
 		return Splice{}, apierr.New(apierr.EditorOpsError, CodePatchNotFound, msgFindEmpty).With("find", find)
 	}
@@ -38,14 +38,17 @@ func contextReplace(cur func() []uint16, find, replaceWith, occurrence jsvalue.V
 		}
 	}
 
-	text := cur()
 	m := len(find.Str)
-	mt := newMatcher(find.Str)
-	p1 := mt.index(text, 0)
+	index := sc.searcher(find)
+	p1 := index(0)
 	if p1 < 0 {
 		e := apierr.New(apierr.EditorOpsError, CodePatchNotFound, msgNotFound).
 			With("find", find).With("replaceWith", repl).With("matchCount", jsvalue.Int(0))
-		if off, d, ok := nearest(text, find.Str); ok {
+		// The budget depends on lengths only, so content is pulled just
+		// when the search will run.
+		if nearMissAllowed(sc.n, m) {
+			text := sc.units()
+			off, d, _ := nearest(text, find.Str)
 			w := min(len(text), m)
 			hint := jsvalue.NewObj().
 				Set("offset", jsvalue.Int(off)).
@@ -64,7 +67,7 @@ func contextReplace(cur func() []uint16, find, replaceWith, occurrence jsvalue.V
 		// report a shortfall.
 		at, count := p1, 1
 		for float64(count) < occurrence.Num {
-			next := mt.index(text, at+1)
+			next := index(at + 1)
 			if next < 0 {
 				msg := jsvalue.Cat(jsvalue.U("occurrence "), occurrence.Display(), jsvalue.U(" exceeds match count "+itoa(count)))
 				return Splice{}, apierr.NewU(apierr.EditorOpsError, CodePatchNotFound, msg).
@@ -75,12 +78,12 @@ func contextReplace(cur func() []uint16, find, replaceWith, occurrence jsvalue.V
 		return Splice{at, at + m, repl}, nil
 	}
 
-	p2 := mt.index(text, p1+1)
+	p2 := index(p1 + 1)
 	if p2 < 0 {
 		return Splice{p1, p1 + m, repl}, nil
 	}
 	count := 2
-	for at := mt.index(text, p2+1); at >= 0; at = mt.index(text, at+1) {
+	for at := index(p2 + 1); at >= 0; at = index(at + 1) {
 		count++
 	}
 	return Splice{}, apierr.New(apierr.EditorOpsError, CodePatchAmbiguous, msgAmbiguous).

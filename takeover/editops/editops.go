@@ -23,6 +23,18 @@ type Buffer interface {
 	Units() []uint16
 }
 
+// Indexer is an optional Buffer capability: IndexOf is
+// String.prototype.indexOf(sub, from) on the current value, where sub is the
+// op's find argument as given (its Ref names the JS string). When a Buffer has
+// it, a context_replace on unedited content searches through it instead of
+// pulling the content with Units: the facade then makes one indexOf call per
+// match enumerated (two for a unique match) and copies nothing. Units is still
+// used when earlier entries of the same applyPatch changed the scratch value,
+// and for the near-miss search of a failed match.
+type Indexer interface {
+	IndexOf(sub jsvalue.Value, from int) int
+}
+
 // Target names the buffer an Edit writes.
 type Target uint8
 

@@ -216,8 +216,16 @@ func FuzzPatches(f *testing.F) {
 		for r.i < len(r.b) && len(ps) < 16 {
 			ps = append(ps, r.patch(len(text)+4))
 		}
-		src := &buf{u: append([]uint16(nil), text...)}
-		e, err := ApplyPatch(CoreHandle, src, ps)
+		var src *buf
+		var in Buffer
+		if len(data) > 0 && data[0]&1 == 1 {
+			ix := &ixbuf{buf: buf{u: append([]uint16(nil), text...)}}
+			src, in = &ix.buf, ix
+		} else {
+			src = &buf{u: append([]uint16(nil), text...)}
+			in = src
+		}
+		e, err := ApplyPatch(CoreHandle, in, ps)
 		want, code, reason, index := modelPatches(text, ps)
 
 		if !jsvalue.Equal(src.u, text) {

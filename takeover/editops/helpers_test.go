@@ -158,3 +158,16 @@ func wantUnits(t *testing.T, target Target, cur string, e Edit, err *apierr.Erro
 
 func nan() float64 { return math.NaN() }
 func inf() float64 { return math.Inf(1) }
+
+// ixbuf also offers IndexOf, as a facade that searches in JS would.
+type ixbuf struct {
+	buf
+	indexCalls int
+}
+
+func (b *ixbuf) IndexOf(sub jsvalue.Value, from int) int {
+	b.indexCalls++
+	return jsvalue.Index(b.u, sub.Str, from)
+}
+
+func IX(s string) *ixbuf { return &ixbuf{buf: buf{u: jsvalue.U(s)}} }

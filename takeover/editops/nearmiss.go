@@ -23,11 +23,11 @@ const nearMissBudget = 20_000_000
 // in O(1) per offset; buckets keyed by the low byte only weaken the bound.
 func nearest(text, find []uint16) (offset, distance int, ok bool) {
 	n, m := len(text), len(find)
-	w := min(n, m)
-	W := n - w + 1
-	if m > 65535 || int64(W)*int64(m)*int64(w) > nearMissBudget {
+	if !nearMissAllowed(n, m) {
 		return 0, 0, false
 	}
+	w := min(n, m)
+	W := n - w + 1
 	fb := encodeRunes(nil, find)
 	fs := unsafe.String(unsafe.SliceData(fb), len(fb))
 	if W == 1 {
@@ -81,6 +81,13 @@ func nearest(text, find []uint16) (offset, distance int, ok bool) {
 		}
 	}
 	return bestAt, best, true
+}
+
+// nearMissAllowed is O24's limit for text length n and find length m.
+func nearMissAllowed(n, m int) bool {
+	w := min(n, m)
+	W := n - w + 1
+	return m <= 65535 && int64(W)*int64(m)*int64(w) <= nearMissBudget
 }
 
 // encodeRunes appends the UTF-8 form of units mapped to runes as O24 says.

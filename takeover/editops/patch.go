@@ -47,7 +47,8 @@ func PatchBySemantic(h HandleKind, text Buffer, spec Patch) (Edit, *apierr.Error
 	if !isPlainObject(spec.Entry) {
 		return Edit{}, invalid(ReasonNotAnObject, typeofMsg("patchBySemantic spec must be an object, got ", spec.Entry))
 	}
-	sp, err := contextReplace(text.Units, spec.Find, spec.ReplaceWith, spec.Occurrence)
+	sc := scratch{src: text, n: text.Len()}
+	sp, err := contextReplace(&sc, spec.Find, spec.ReplaceWith, spec.Occurrence)
 	if err != nil {
 		return Edit{}, err
 	}
@@ -84,7 +85,7 @@ func (sc *scratch) entry(p *Patch) (Splice, *apierr.Error) {
 	case 2:
 		return rangeSplice(sc.n, p.Start, p.End, emptyString)
 	case 3:
-		return contextReplace(sc.units, p.Find, p.ReplaceWith, p.Occurrence)
+		return contextReplace(sc, p.Find, p.ReplaceWith, p.Occurrence)
 	}
 	msg := jsvalue.Cat(jsvalue.U("unknown patch kind: "), p.Kind.Display())
 	return Splice{}, invalid(ReasonUnknownKind, msg).With("kind", p.Kind)
@@ -141,4 +142,16 @@ func (sc *scratch) units() []uint16 {
 	}
 	sc.applied = len(sc.splices)
 	return sc.buf
+}
+
+// searcher returns indexOf(find, from) on the current scratch value: through
+// the Buffer's own IndexOf while the value is unedited and unfetched, so the
+// facade copies nothing, otherwise over the content in Go.
+func (sc *scratch) searcher(find jsvalue.Value) func(from int) int {
+	if ix, ok := sc.src.(Indexer); ok && len(sc.splices) == 0 && !sc.fetched {
+		return func(from int) int { return ix.IndexOf(find, from) }
+	}
+	text := sc.units()
+	mt := newMatcher(find.Str)
+	return func(from int) int { return mt.index(text, from) }
 }

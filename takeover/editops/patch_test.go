@@ -250,3 +250,41 @@ func TestO25_PatchBySemantic(t *testing.T) {
 	_, err = PatchBySemantic(CoreHandle, B("cat cat"), Patch{Entry: obj, Find: S("cat"), ReplaceWith: S("dog")})
 	wantErr(t, err, CodePatchAmbiguous, ambiguousMsg, D("find", "cat", "replaceWith", "dog", "firstMatch", 0, "secondMatch", 4, "matchCount", 2))
 }
+
+// O21/O22 through a Buffer's own IndexOf: unedited content is searched
+// without being copied; Units is pulled only for edited scratch values and
+// for a near-miss search inside the budget.
+func TestO22_SearchThroughIndexer(t *testing.T) {
+	b := IX("The cat sat on the mat.")
+	e, err := PatchBySemantic(CoreHandle, b, Patch{Entry: obj, Find: S("cat"), ReplaceWith: S("dog")})
+	wantText(t, "The cat sat on the mat.", e, err, "The dog sat on the mat.")
+	if b.unitCalls != 0 || b.indexCalls != 2 {
+		t.Fatalf("units %d index %d", b.unitCalls, b.indexCalls)
+	}
+	b = IX("aaaa")
+	_, err = PatchBySemantic(CoreHandle, b, Patch{Entry: obj, Find: S("aa")})
+	wantErr(t, err, CodePatchAmbiguous, ambiguousMsg, D("find", "aa", "replaceWith", "", "firstMatch", 0, "secondMatch", 1, "matchCount", 3))
+	if b.unitCalls != 0 {
+		t.Fatal("ambiguity needs no content")
+	}
+	b = IX(strings.Repeat("a", 10000))
+	_, err = PatchBySemantic(CoreHandle, b, Patch{Entry: obj, Find: S(strings.Repeat("b", 100))})
+	wantErr(t, err, CodePatchNotFound, notFoundMsg, D("find", strings.Repeat("b", 100), "replaceWith", "", "matchCount", 0))
+	if b.unitCalls != 0 {
+		t.Fatal("over the budget the content is not needed")
+	}
+	b = IX("Hello world.")
+	_, err = PatchBySemantic(CoreHandle, b, Patch{Entry: obj, Find: S("xyzzy")})
+	wantErr(t, err, CodePatchNotFound, notFoundMsg, D("find", "xyzzy", "replaceWith", "", "matchCount", 0,
+		"nearest", D("offset", 0, "text", "Hello", "distance", 5)))
+	if b.unitCalls != 1 {
+		t.Fatal("the near-miss search reads content once")
+	}
+	// After an edit the scratch lives in Go; later searches use it.
+	b = IX("one two")
+	e, err = ApplyPatch(CoreHandle, b, []Patch{cr(S("one"), S("1")), cr(S("two"), S("2")), ia(0, ">"), cr(S(">1"), S("<"))})
+	wantText(t, "one two", e, err, "< 2")
+	if b.unitCalls != 1 || b.indexCalls != 2 {
+		t.Fatalf("units %d index %d", b.unitCalls, b.indexCalls)
+	}
+}

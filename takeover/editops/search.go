@@ -1,48 +1,88 @@
 package editops
 
-// matcher finds exact code-unit occurrences of a pattern (T4). It uses
-// Horspool's bad-character skip keyed by the low byte of the unit under the
-// window's last position: a shared bucket only shortens a skip, so the scan
-// stays exact while typically advancing several units per probe.
+// matcher finds exact code-unit occurrences of a pattern (T4).
+//
+// Long patterns use Horspool's skip on the window's last two units (a hashed
+// bigram table, as in Lecroq's q-gram hashing): in prose most bigrams are
+// absent from the pattern, so the scan advances about m−1 units per probe
+// instead of the few a single-unit table allows with common letters. Hash
+// collisions only shorten skips, so the scan stays exact. Short patterns and
+// short texts use a first-unit scan, which needs no table.
 type matcher struct {
-	p    []uint16
-	skip [256]int32
+	p     []uint16
+	skip  *[1 << bigramBits]uint16 // bigram hash → safe shift; nil until a long scan needs it
+	shift int                      // shift after a candidate whose last bigram matched
 }
 
-func newMatcher(p []uint16) *matcher {
-	mt := &matcher{p: p}
+const (
+	bigramBits = 12
+	bigramMask = 1<<bigramBits - 1
+	minBigramM = 4    // below this the table cannot skip much
+	minBigramN = 2048 // below this the table costs more than it saves
+)
+
+func newMatcher(p []uint16) matcher { return matcher{p: p} }
+
+func bigram(a, b uint16) uint32 {
+	return (uint32(a)<<5 ^ uint32(b) ^ uint32(a)>>7 ^ uint32(b)>>9) & bigramMask
+}
+
+func (mt *matcher) table() {
+	p := mt.p
 	m := len(p)
+	maxShift := min(m-1, 0xFFFF)
+	mt.skip = new([1 << bigramBits]uint16)
 	for i := range mt.skip {
-		mt.skip[i] = int32(m)
+		mt.skip[i] = uint16(maxShift)
 	}
-	for j := 0; j < m-1; j++ {
-		mt.skip[p[j]&0xFF] = int32(m - 1 - j)
+	// The bigram ending at p[j] allows shifting by m-1-j; the rightmost
+	// occurrence (smallest shift) wins. The final bigram gets 0, marking a
+	// candidate window; its own safe shift is kept in mt.shift.
+	for j := 1; j < m-1; j++ {
+		mt.skip[bigram(p[j-1], p[j])] = uint16(min(m-1-j, maxShift))
 	}
-	return mt
+	last := bigram(p[m-2], p[m-1])
+	mt.shift = max(int(mt.skip[last]), 1)
+	mt.skip[last] = 0
 }
 
 // index is s.indexOf(p, from) for a non-empty p, or -1.
 func (mt *matcher) index(s []uint16, from int) int {
 	p := mt.p
 	m := len(p)
-	if m == 1 {
-		c := p[0]
-		for i := from; i < len(s); i++ {
-			if s[i] == c {
-				return i
-			}
-		}
-		return -1
+	n := len(s)
+	if m < minBigramM || n-from < minBigramN {
+		return scanIndex(s, p, from)
 	}
-	first, last := p[0], p[m-1]
-	mid := p[1 : m-1]
-	for i := from; i <= len(s)-m; {
-		w := s[i : i+m]
-		c := w[m-1]
-		if c == last && w[0] == first && equalUnits(w[1:m-1], mid) {
+	if mt.skip == nil {
+		mt.table()
+	}
+	skip := mt.skip
+	first := p[0]
+	// e is the index of the window's last unit.
+	for e := from + m - 1; e < n; {
+		sh := skip[bigram(s[e-1], s[e])]
+		if sh != 0 {
+			e += int(sh)
+			continue
+		}
+		i := e - m + 1
+		if s[i] == first && equalUnits(s[i:e+1], p) {
 			return i
 		}
-		i += int(mt.skip[c&0xFF])
+		e += mt.shift
+	}
+	return -1
+}
+
+// scanIndex finds p by its first unit, then compares.
+func scanIndex(s, p []uint16, from int) int {
+	m := len(p)
+	first := p[0]
+	for i := from; i <= len(s)-m; i++ {
+		if s[i] == first && equalUnits(s[i:i+m], p) {
+			return i
+		}
 	}
 	return -1
 }
