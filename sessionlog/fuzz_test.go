@@ -71,6 +71,7 @@ func FuzzFold(f *testing.F) {
 		f.Add(b, uint8(2), 17, "x", "")
 		f.Add(b, uint8(4|2), 7, "", "")
 	})
+	f.Add([]byte(`{"type":"session","version":0,"id":"s","createdAt":0}`+"\n"+`{"type":"assistant/message","seq":0,"time":0,"data":5,"surfaceOp":"append"}`), uint8(2), 0, "x", "")
 	f.Fuzz(func(t *testing.T, data []byte, op uint8, target int, text, remove string) {
 		l, err := DecodeBytes(data, DecodeOptions{ImportSnapshot: op&64 != 0, Live: op&128 != 0})
 		if err != nil || l.Len() == 0 {

@@ -30,7 +30,7 @@ func (l *Log) planLegacyAssistant(o int, text string, env Env) (*Plan, *Error) {
 	if !l.onSurface(live) {
 		return nil, shadowedErr()
 	}
-	data := cloneValue(l.Events[live].Data()).(map[string]any)
+	data, _ := cloneValue(l.Events[live].Data()).(map[string]any)
 	msg := asMap(data["message"])
 	if msg == nil {
 		return nil, refuse(CodeBadRequest, "this model reply has no message to rewrite")

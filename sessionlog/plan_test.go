@@ -53,7 +53,8 @@ const (
 	me2edit = `"messageEdit":{"originalEventSeq":2,"action":"edit"}`
 )
 
-// C21, S49, S50, S52: cold edit of u1.
+// C21, S49, S50, S52, S29, S99: cold edit of u1; the next fold sees it and
+// no "edited" note is added to the messages.
 func TestC21_ColdEdit(t *testing.T) {
 	l := loadF(t)
 	p := apply(t, l, OpEdit, byID("u1"), ptr("q1*"), nil, Env{})
@@ -85,7 +86,8 @@ func TestC22_OverlayAfterEdit(t *testing.T) {
 	}
 }
 
-// C23, S43: a second edit names the live node, never the original again.
+// C23, S42, S43, S41: a second edit names the live node, never the original
+// again, and the new messageEdit replaces the old one without nesting.
 func TestC23_EditChains(t *testing.T) {
 	l := loadF(t)
 	apply(t, l, OpEdit, byID("u1"), ptr("q1*"), nil, Env{})
@@ -94,7 +96,7 @@ func TestC23_EditChains(t *testing.T) {
 	wantSurface(t, l, 1, 21, 3, 6, 8, 11, 15, 17)
 }
 
-// C24, S48
+// C24, S44, S48: text is stored verbatim; a trailing space is a change.
 func TestC24_Unchanged(t *testing.T) {
 	l := loadF(t)
 	apply(t, l, OpEdit, byID("u1"), ptr("q1*"), nil, Env{})
@@ -128,7 +130,7 @@ func TestC26_UnchangedMultiText(t *testing.T) {
 	}
 }
 
-// C27, S45, S70
+// C27, S45, S69, S70: attachments can only be removed.
 func TestC27_RemoveAttachment(t *testing.T) {
 	l := loadF(t)
 	p, err := doPlan(t, l, OpEdit, byID("u2"), ptr("q2\nmore"), []string{"img-A"}, Env{})
@@ -203,7 +205,7 @@ func TestC32_NotUserMessage(t *testing.T) {
 	wantCode(t, err, CodeNotUserMessage)
 }
 
-// C33, S53: the exact message; nothing planned.
+// C33, S53, S54: the exact message; nothing planned, no carrier written.
 func TestC33_AssistantImmutable(t *testing.T) {
 	l := loadF(t)
 	_, err := doPlan(t, l, OpEdit, byID("a1"), ptr("x"), nil, Env{})
@@ -370,7 +372,7 @@ func TestC44_NothingToUndo(t *testing.T) {
 	wantCode(t, err, CodeNothingToUndo)
 }
 
-// C45, S75: a regenerated message has no undo.
+// C45, S67, S75: a regenerated message has no undo.
 func TestC45_NoUndoAfterRegenerate(t *testing.T) {
 	l := loadF(t)
 	apply(t, l, OpRegenerate, byID("u2"), ptr("Q2"), nil, Env{})
@@ -451,7 +453,8 @@ func TestC49_AfterWake(t *testing.T) {
 	}
 }
 
-// C50, S66: regenerate the reply a4; the range passes over the trigger.
+// C50, S66, S101: regenerate the reply a4; the range passes over (and
+// shadows) the previous trigger.
 func TestC50_RegenerateTurnOverTrigger(t *testing.T) {
 	l := afterC49(t)
 	p := apply(t, l, OpRegenerate, byID("a4"), nil, nil, Env{})
@@ -606,7 +609,7 @@ func TestL2_LegacyColdEdit(t *testing.T) {
 
 const la1Replay = `"replayState":{"response":{"kind":"pi-ai","version":2,"api":"openai-completions","provider":"p","model":"m","stopReason":"toolUse"},"blocks":%s}`
 
-// L4, S55–S58
+// L4, S55, S56, S57, S58
 func TestL4_LegacyAssistant(t *testing.T) {
 	l := load(t, "legacy-v0.jsonl", 0)
 	p, err := l.PlanLegacyAssistantEdit(byID("la1"), "R", Env{})
@@ -723,4 +726,45 @@ func TestL9_LegacyCompaction(t *testing.T) {
 	}
 	_, err := doPlan(t, l, OpEdit, byID("lu1"), ptr("x"), nil, Env{})
 	wantCode(t, err, CodeTargetShadowed)
+}
+
+// S3: every operation writes at most one event and never touches earlier
+// ones; the originals stay in the log for ever.
+func TestS3_AppendOnly(t *testing.T) {
+	l := loadF(t)
+	orig := make([]string, l.Len())
+	for i, e := range l.Events {
+		orig[i] = canon(t, e.Fields)
+	}
+	apply(t, l, OpEdit, byID("u1"), ptr("q1*"), nil, Env{})
+	apply(t, l, OpUndo, byID("u1"), nil, nil, Env{})
+	apply(t, l, OpRegenerate, byID("u2"), ptr("Q2"), []string{"img-A"}, Env{})
+	if l.Len() != 23 {
+		t.Fatalf("len %d", l.Len())
+	}
+	for i := range orig {
+		if canon(t, l.Events[i].Fields) != orig[i] {
+			t.Fatalf("event %d modified", i)
+		}
+	}
+}
+
+// S19: the host writes v4 shapes and never a {kind:'plugin'} source.
+func TestS19_WriterShapes(t *testing.T) {
+	l := loadF(t)
+	for _, p := range []*Plan{
+		apply(t, l, OpEdit, byID("u2"), ptr("Q"), nil, Env{}),
+		apply(t, l, OpRegenerate, byID("u2"), nil, nil, Env{}),
+	} {
+		op := asMap(p.Event.Fields["surfaceOp"])
+		if _, ok := op["startSeq"]; !ok || len(op) != 3 {
+			t.Fatalf("surfaceOp %v", op)
+		}
+		if k := sourceKind(message(p.Event)); k == "plugin" {
+			t.Fatal("plugin source written")
+		}
+	}
+	if sourceKind(Trigger(1)) != "plugin:tavern-core-message-editor" {
+		t.Fatal("trigger kind")
+	}
 }

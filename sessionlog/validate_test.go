@@ -463,3 +463,39 @@ func TestS17_RealCompaction(t *testing.T) {
 		t.Fatal("lock held after end")
 	}
 }
+
+// S18: the v3 generation — startSeq/endSeq, no sources on assistant/message,
+// system/message on the surface, unknown types must be ignorable.
+func TestS18_V3Rules(t *testing.T) {
+	l := NewLog(Header{Version: 3}, false)
+	mustAppend(t, l, `{"type":"system/message","data":{"turn":1,"step":1,"message":{"id":"s","role":"system","content":[{"type":"text","text":"S"}],"source":{"kind":"system-prompt"}}},"surfaceOp":"append"}`)
+	mustAppend(t, l, `{"type":"user/message","data":{"id":"u","role":"user","content":[{"type":"text","text":"q"}],"source":{"kind":"user"}},"surfaceOp":"append"}`)
+	wantErr(t, l.ValidateCandidate(ev(t, l, `{"type":"assistant/message","data":{},"surfaceOp":"append","sourceEventSeqs":[1]}`)),
+		"assistant/message embeds its source stream and cannot carry sourceEventSeqs")
+	wantErr(t, l.ValidateCandidate(ev(t, l, `{"type":"user/message","data":{},"surfaceOp":{"op":"replace","start":1,"end":1},"sourceEventSeqs":[1]}`)),
+		`session event "user/message" carries an invalid replace surfaceOp`)
+	wantErr(t, l.ValidateCandidate(ev(t, l, `{"type":"mystery","data":{}}`)),
+		`session event "mystery" has an unknown type and is not marked ignorable`)
+	mustAppend(t, l, `{"type":"user/message","data":{"id":"u","role":"user","content":[{"type":"text","text":"q2"}],"source":{"kind":"user"}},"surfaceOp":{"op":"replace","startSeq":1,"endSeq":1},"sourceEventSeqs":[1]}`)
+	wantSurface(t, l, 0, 2)
+	// v3 checkpoints still use the plugin wrapper (Terms).
+	mustAppend(t, l, `{"type":"user/message","data":{"id":"ck","role":"user","content":[],"source":{"kind":"plugin","plugin":"compact"}},"surfaceOp":{"op":"replace","startSeq":2,"endSeq":2},"sourceEventSeqs":[2]}`)
+	if !l.isCheckpoint(3) {
+		t.Fatal("v3 checkpoint not recognised")
+	}
+}
+
+// S15: where each type keeps its message and id.
+func TestS15_Shapes(t *testing.T) {
+	l := loadF(t)
+	for seq, id := range map[int]string{1: "s", 2: "u1", 3: "rc1", 6: "a1", 8: "t1"} {
+		if got := messageID(l.Events[seq]); got != id {
+			t.Fatalf("seq %d id %q", seq, got)
+		}
+	}
+	// A user/message may appear outside any turn.
+	mustAppend(t, l, `{"type":"user/message","data":{"id":"late","role":"user","content":[{"type":"text","text":"hi"}],"source":{"kind":"user"}},"surfaceOp":"append"}`)
+	if r := l.Transcript(); r[len(r)-1].ID != "late" {
+		t.Fatal("outside-turn prompt has no row")
+	}
+}

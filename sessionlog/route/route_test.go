@@ -329,7 +329,7 @@ func TestC60_FollowupFails(t *testing.T) {
 	}
 }
 
-// C61, S78, S20
+// C61, S78, S20, S2: the port offers no load or resume, so none can happen.
 func TestC61_SessionsNotLoaded(t *testing.T) {
 	e := setup(t)
 	w, env := e.do(t, "POST", PathEdit, `{"session":"sX","target":{"messageId":"u1"},"text":"x"}`)
@@ -518,7 +518,7 @@ type mapRegistry struct{ m map[string]http.Handler }
 func (r *mapRegistry) Has(p string) bool               { _, ok := r.m[p]; return ok }
 func (r *mapRegistry) Handle(p string, h http.Handler) { r.m[p] = h }
 
-// C66, S76, S81
+// C66, S4, S76, S81: ok only after the harness accepted the append.
 func TestC66_AppendAndFlushFailures(t *testing.T) {
 	e := setup(t)
 	e.s.appendErr = errors.New("X")
