@@ -9,7 +9,8 @@ import "unsafe"
 var buf = make([]uint16, 4096)
 
 // Reserve makes the buffer hold at least n units and returns it. Growing
-// replaces the slice, so callers must not keep an older one across calls
+// moves the buffer (keeping its content, so a facade can grow it mid-way
+// through encoding), so callers must not keep an older slice across calls
 // out to JS.
 func Reserve(n int) []uint16 {
 	if n > len(buf) {
@@ -17,7 +18,9 @@ func Reserve(n int) []uint16 {
 		for c < n {
 			c *= 2
 		}
-		buf = make([]uint16, c)
+		nb := make([]uint16, c)
+		copy(nb, buf)
+		buf = nb
 	}
 	return buf
 }

@@ -44,6 +44,9 @@ type Decoder struct {
 // u may be replaced afterwards.
 func NewDecoder(u []uint16, n int) *Decoder { return &Decoder{u: u[:n]} }
 
+// Reset points a (stack-allocated) decoder at the first n units of u.
+func (d *Decoder) Reset(u []uint16, n int) { d.u, d.pos = u[:n], 0 }
+
 func (d *Decoder) unit() uint16 {
 	if d.pos >= len(d.u) {
 		panic("bridge: truncated value")

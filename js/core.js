@@ -91,11 +91,13 @@ export class Core {
     this.f64scratch = new Float64Array(1);
     this.u16scratch = new Uint16Array(this.f64scratch.buffer);
     this.refs = [];   // per-call table of JS values Go may hand back
-    this.enc = [];    // units being encoded for the next call
+    this.pos = 0;     // encoder position in units
+    this.addr = -1;   // shared buffer address and capacity (begin())
+    this.cap = 4096;
+    this.u16 = null;
     this.lastThrown = undefined;
     this.takeoverFx = null; // set by takeover-api.js before Go starts
     this.takeover = null;
-    this.handleIds = new WeakMap(); // handle object → Go id
   }
 
   /** A Uint16Array over the shared buffer, n units long (grown if needed). */
@@ -110,14 +112,36 @@ export class Core {
   }
 
   // ---- encoding (JS → Go) ----
-  begin() { this.refs.length = 0; this.enc = []; }
+  // Values are written straight into the shared buffer; begin() re-checks
+  // the buffer's address, which moves when Go grows it or memory grows.
+  begin() {
+    this.refs.length = 0;
+    this.pos = 0;
+    const addr = this.ex.tc_buf(this.cap);
+    if (addr !== this.addr || this.u16.buffer !== this.memory.buffer) this._remap(addr, this.cap);
+  }
 
-  _unit(u) { this.enc.push(u); }
-  _u32(n) { this.enc.push(n & 0xffff, n >>> 16); }
+  _remap(addr, cap) {
+    this.addr = addr;
+    this.cap = cap;
+    this.u16 = new Uint16Array(this.memory.buffer, addr, cap);
+  }
+
+  _room(n) {
+    if (this.pos + n <= this.cap) return;
+    let cap = this.cap * 2;
+    while (cap < this.pos + n) cap *= 2;
+    this._remap(this.ex.tc_buf(cap), cap);
+  }
+
+  _unit(u) { this._room(1); this.u16[this.pos++] = u; }
+  _u32(n) { this._room(2); this.u16[this.pos++] = n & 0xffff; this.u16[this.pos++] = n >>> 16; }
   _f64(x) {
+    this._room(4);
     this.f64scratch[0] = x;
     const s = this.u16scratch;
-    this.enc.push(s[0], s[1], s[2], s[3]);
+    const u = this.u16;
+    u[this.pos++] = s[0]; u[this.pos++] = s[1]; u[this.pos++] = s[2]; u[this.pos++] = s[3];
   }
   _ref(v) { this.refs.push(v); return this.refs.length; }
 
@@ -139,17 +163,17 @@ export class Core {
   f64(x) { this._f64(x); }
   unit(u) { this._unit(u); }
   _str(s) {
-    this._u32(s.length);
-    for (let i = 0; i < s.length; i++) this.enc.push(s.charCodeAt(i));
+    const n = s.length;
+    this._u32(n);
+    this._room(n);
+    const u = this.u16;
+    let p = this.pos;
+    for (let i = 0; i < n; i++) u[p++] = s.charCodeAt(i);
+    this.pos = p;
   }
 
-  /** Copy the encoded values into Go memory; returns their length. */
-  flush() {
-    const e = this.enc;
-    const u = this.view(e.length);
-    for (let i = 0; i < e.length; i++) u[i] = e[i];
-    return e.length;
-  }
+  /** The encoded length, for the export that reads it. */
+  flush() { return this.pos; }
 
   /** Write a string's first n units at addr (Go reserved the room). */
   writeAt(addr, s, n) {

@@ -8,6 +8,7 @@ import { BRAND, kindOf } from './core.js';
 export const GENERATE_TAKEOVER_DISPATCH = 'generate_takeover_dispatch';
 
 const STATUS = ['open', 'committed', 'aborted', 'discarded'];
+const WRITE_QUIET = 1; // wasm/browser/takeover.go writeQuiet
 const NO_OPTS = undefined;
 
 // Per-handle state the facade holds for Go.
@@ -20,6 +21,9 @@ class Slot {
     this.cb = null;
     this.timer = undefined;
     this.resolve = null;
+    this.complete = null;
+    this.quiet = false; // Go said string writes are no-ops for now
+    this.ref = 0; // open: Go's id; settled: -(remnant) (wasm/browser/takeover.go)
   }
   field(f) {
     return f === 0 ? this.text : f === 1 ? this.reasoning : f === 2 ? this.origText : this.origReasoning;
@@ -28,7 +32,7 @@ class Slot {
 
 export function createTakeoverApi(core) {
   const ex = core.ex;
-  const slots = new Map();
+  const slots = new Map(); // open handle id → Slot, for Go's effects
 
   class TakeoverError extends Error {
     constructor(code, message, options) {
@@ -43,17 +47,12 @@ export function createTakeoverApi(core) {
   const classes = { 0: TakeoverError, internal: TakeoverError };
   const fail = () => core.takeError(classes);
 
-  const released = new FinalizationRegistry((id) => {
-    slots.delete(id);
-    ex.tk_release(id);
-  });
-
   // Effects Go calls through the slow lane (wasm/browser/takeover.go).
   const fx = {
     pull(id, f, n, addr) { return core.writeAt(addr, slots.get(id).field(f), n); },
     startTimer(id, ms, token) {
       const s = slots.get(id);
-      s.timer = globalThis.setTimeout(() => { s.timer = undefined; ex.tk_timer(id, token); }, ms);
+      s.timer = globalThis.setTimeout(() => { s.timer = undefined; call(s, ex.tk_timer, token); }, ms);
     },
     cancelTimer(id) {
       const s = slots.get(id);
@@ -87,11 +86,27 @@ export function createTakeoverApi(core) {
     };
   }
 
-  // A terminal call's packed result: resolve `complete` now when Go says
-  // this call settled the handle.
+  // Any call other than a write withdraws the "quiet" answer, before and
+  // after: the kernel's state may change under it.
+  function call(slot, fn, arg) {
+    slot.quiet = false;
+    const st = fn(slot.ref, arg);
+    slot.quiet = false;
+    return st;
+  }
+
+  // When Go reports that a call settled the handle: resolve `complete`, and
+  // from now on refer to the handle by the remnant Go handed back (the
+  // kernel has dropped it; its state decides every later call).
+  function settled(slot, st) {
+    slots.delete(slot.ref);
+    slot.ref = -(st >> 9);
+    slot.resolve(outcomeOf(slot, st));
+  }
+
   function terminal(slot, st) {
     if (st < 0) return Promise.reject(fail());
-    if (st & 0x100) slot.resolve(outcomeOf(slot, st));
+    if (st & 0x100) settled(slot, st);
     return Promise.resolve(undefined);
   }
 
@@ -118,61 +133,83 @@ export function createTakeoverApi(core) {
     const st = ex.tk_create(core.flush());
     core.refs.length = 0;
     if (st < 0) throw fail();
-    return makeHandle(st >> 2, st, originalText ?? '', originalReasoning ?? '', signal);
+    return makeHandle(st, originalText ?? '', originalReasoning ?? '', signal);
   }
 
-  function makeHandle(id, flags, text, reasoning, givenSignal) {
-    const slot = new Slot(text, reasoning);
-    slots.set(id, slot);
-    const complete = new Promise((resolve) => { slot.resolve = resolve; });
-    let signal = givenSignal;
-
-    const handle = {
-      getText: () => slot.text,
-      getReasoning: () => slot.reasoning,
-      setText(v) {
+  // The handle. Its methods are closures (no method uses `this`, so
+  // detached calls work, T19); the slot sits in a private field, which
+  // also brands the object as made by this core instance.
+  class MessageEditorHandle {
+    #slot;
+    #signal;
+    constructor(slot, signal) {
+      this.#slot = slot;
+      this.#signal = signal;
+      this.getText = () => slot.text;
+      this.getReasoning = () => slot.reasoning;
+      // Store first, tell Go, restore if Go refuses: the string itself is
+      // never read here (DESIGN: the streaming path stays O(chunk)). While
+      // Go's last answer was "quiet", string writes are no-ops for the
+      // kernel and skip the crossing (Handle.Quiet).
+      this.setText = (v) => {
         const prev = slot.text;
         slot.text = v;
-        const st = ex.tk_set(id, 0, kindOf(v), typeof v === 'string' ? v.length : 0);
-        if (st !== 0) { slot.text = prev; throw fail(); }
-      },
-      setReasoning(v) {
+        if (slot.quiet && typeof v === 'string') return;
+        const st = ex.tk_set(slot.ref, 0, kindOf(v), typeof v === 'string' ? v.length : 0);
+        if (st < 0) { slot.text = prev; throw fail(); }
+        slot.quiet = st === WRITE_QUIET;
+      };
+      this.setReasoning = (v) => {
         const prev = slot.reasoning;
         slot.reasoning = v;
-        const st = ex.tk_set(id, 1, kindOf(v), 0);
-        if (st !== 0) { slot.reasoning = prev; throw fail(); }
-      },
-      appendReasoning(delta) {
+        if (slot.quiet && typeof v === 'string') return;
+        const st = ex.tk_set(slot.ref, 1, kindOf(v), 0);
+        if (st < 0) { slot.reasoning = prev; throw fail(); }
+        slot.quiet = st === WRITE_QUIET;
+      };
+      this.appendReasoning = (delta) => {
         const prev = slot.reasoning;
         const isStr = typeof delta === 'string';
         if (isStr) slot.reasoning = prev + delta;
-        const st = ex.tk_append_reasoning(id, kindOf(delta), isStr ? delta.length : 0);
-        if (st !== 0) { slot.reasoning = prev; throw fail(); }
-      },
-      isSettled: () => ex.tk_settled(id) === 1,
-      commit: () => terminal(slot, ex.tk_settle(id, 1)),
-      abort: () => terminal(slot, ex.tk_settle(id, 2)),
-      discard: () => terminal(slot, ex.tk_settle(id, 3)),
-      setOnUpdate(fn) {
+        if (slot.quiet && isStr) return;
+        const st = ex.tk_append_reasoning(slot.ref, kindOf(delta), isStr ? delta.length : 0);
+        if (st < 0) { slot.reasoning = prev; throw fail(); }
+        slot.quiet = st === WRITE_QUIET;
+      };
+      // Go hands back a remnant ref exactly when the handle settles.
+      this.isSettled = () => slot.ref <= 0;
+      this.commit = () => terminal(slot, call(slot, ex.tk_settle, 1));
+      this.abort = () => terminal(slot, call(slot, ex.tk_settle, 2));
+      this.discard = () => terminal(slot, call(slot, ex.tk_settle, 3));
+      this.setOnUpdate = (fn) => {
         const prev = slot.cb;
         slot.cb = typeof fn === 'function' ? fn : null;
-        if (ex.tk_on_update(id, kindOf(fn)) !== 0) { slot.cb = prev; throw fail(); }
-      },
-      get complete() { return complete; },
-      // A handle without a given signal gets one that never aborts; it is
-      // made on first read, and the same object is returned ever after.
-      get abortSignal() { return (signal ??= new AbortController().signal); },
-    };
-    // No method uses `this`, so detached calls work (T19).
-    core.handleIds.set(handle, id);
-    released.register(handle, id);
+        if (call(slot, ex.tk_on_update, kindOf(fn)) !== 0) { slot.cb = prev; throw fail(); }
+      };
+    }
+    get complete() { return this.#slot.complete; }
+    // A handle without a given signal gets one that never aborts, made on
+    // first read; the same object is returned ever after (T13).
+    get abortSignal() { return (this.#signal ??= new AbortController().signal); }
+    static slotOf(h) { return h !== null && typeof h === 'object' && #slot in h ? h.#slot : undefined; }
+  }
 
-    if (flags & 1) slot.resolve(outcomeOf(slot, ex.tk_outcome(id)));
-    if (flags & 2) {
+  function makeHandle(st, text, reasoning, signal) {
+    const slot = new Slot(text, reasoning);
+    slot.complete = new Promise((resolve) => { slot.resolve = resolve; });
+    if (st & 1) {
+      settled(slot, st >> 1); // created already aborted (T35)
+    } else {
+      slot.ref = st >> 2;
+      slots.set(slot.ref, slot);
+    }
+    const handle = new MessageEditorHandle(slot, signal);
+    if (!(st & 1) && (st & 2)) {
       signal.addEventListener('abort', () => {
-        const st = ex.tk_signal_abort(id);
-        if (st < 0) { console.error(fail()); return; }
-        if (st & 0x100) slot.resolve(outcomeOf(slot, st));
+        if (slot.ref <= 0) return; // settled: the kernel no longer knows it
+        const r = call(slot, ex.tk_signal_abort);
+        if (r < 0) console.error(fail());
+        else if (r & 0x100) settled(slot, r);
       }, { once: true });
     }
     return handle;
@@ -195,8 +232,7 @@ export function createTakeoverApi(core) {
     GENERATE_TAKEOVER_DISPATCH,
     createMessageEditorHandle,
     listUnsettledHandles,
-    handleId: (h) => core.handleIds.get(h),
-    slotOf: (id) => slots.get(id),
+    slotOf: (h) => MessageEditorHandle.slotOf(h),
     fail,
   };
 }

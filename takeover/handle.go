@@ -19,10 +19,12 @@ var genNames = [...]string{"normal", "regenerate", "swipe", "continue"}
 
 func (g GenType) String() string { return genNames[g] }
 
+var genUnits = [...][]uint16{jsvalue.U("normal"), jsvalue.U("regenerate"), jsvalue.U("swipe"), jsvalue.U("continue")}
+
 // ParseGenType accepts exactly the four names (T11).
 func ParseGenType(s []uint16) (GenType, bool) {
-	for i, n := range genNames {
-		if jsvalue.Equal(s, jsvalue.U(n)) {
+	for i, n := range genUnits {
+		if jsvalue.Equal(s, n) {
 			return GenType(i), true
 		}
 	}
@@ -93,7 +95,8 @@ type Handle struct {
 	Created  float64 // ms since epoch, for diagnostics
 	Claimed  bool    // won a dispatch (T50)
 
-	edge          Edge
+	kernel        *Kernel
+	seq           uint64
 	state         State
 	settleOnAbort bool
 	original      []uint16 // originalText, kept only for continue handles
@@ -158,10 +161,10 @@ func (h *Handle) checkContinue(n int) *apierr.Error {
 	if h.Gen != Continue || len(h.original) == 0 {
 		return nil
 	}
-	if n >= len(h.original) && jsvalue.HasPrefix(h.edge.Pull(h, Text, len(h.original)), h.original) {
+	if n >= len(h.original) && jsvalue.HasPrefix(h.kernel.edge.Pull(h, Text, len(h.original)), h.original) {
 		return nil
 	}
-	head := h.edge.Pull(h, Text, 32)
+	head := h.kernel.edge.Pull(h, Text, 32)
 	msg := jsvalue.Cat(jsvalue.U("setText in 'continue' must keep originalText prefix; got "), jsvalue.JSONQuote(head), []uint16{0x2026})
 	prefix := h.original
 	if len(prefix) > 64 {
@@ -198,6 +201,16 @@ func (h *Handle) AppendReasoning(kind jsvalue.Kind, deltaLen int) *apierr.Error 
 	return nil
 }
 
+// Quiet reports that further string writes to the text (when Continue has
+// no prefix to guard) and to the reasoning change nothing here until some
+// other call: the handle is open, already pending, and either has no
+// callback or a timer already runs (T37, T38). The facade may then store
+// such writes without crossing into Go — a decision this kernel hands out
+// and the facade withdraws before any other call.
+func (h *Handle) Quiet() bool {
+	return h.state == Open && h.pending && (h.timer || !h.hasCallback) && !(h.Gen == Continue && len(h.original) > 0)
+}
+
 // write marks the handle pending and schedules delivery (T37, T38, T40).
 func (h *Handle) write() {
 	h.pending = true
@@ -211,7 +224,7 @@ func (h *Handle) write() {
 	if !h.timer {
 		h.timer = true
 		h.timerToken++
-		h.edge.StartTimer(h, h.Interval, h.timerToken)
+		h.kernel.edge.StartTimer(h, h.Interval, h.timerToken)
 	}
 }
 
@@ -244,7 +257,7 @@ func (h *Handle) cancelTimer() {
 	if h.timer {
 		h.timer = false
 		h.timerToken++
-		h.edge.CancelTimer(h)
+		h.kernel.edge.CancelTimer(h)
 	}
 }
 
@@ -252,8 +265,8 @@ func (h *Handle) deliver(p Phase) {
 	outer := h.delivering
 	h.delivering = true
 	defer func() { h.delivering = outer }()
-	if h.edge.Deliver(h, p) {
-		h.edge.Warn(h, jsvalue.Cat(jsvalue.U("[message-takeover] onUpdate threw during "+p.String()+" (owner="), h.Owner, jsvalue.U(")")))
+	if h.kernel.edge.Deliver(h, p) {
+		h.kernel.edge.Warn(h, jsvalue.Cat(jsvalue.U("[message-takeover] onUpdate threw during "+p.String()+" (owner="), h.Owner, jsvalue.U(")")))
 	}
 }
 
@@ -307,6 +320,7 @@ func (h *Handle) Settle(to State) Terminal {
 	if to != Discarded && h.hasCallback {
 		h.deliver(Final)
 	}
+	h.kernel.settled(h)
 	return Terminal{Settled: true, Outcome: h.outcome()}
 }
 
@@ -321,3 +335,13 @@ func (h *Handle) SignalAborted() Terminal {
 
 // Outcome reports the resolved outcome of a settled handle.
 func (h *Handle) Outcome() Outcome { return h.outcome() }
+
+// Remnant returns a stand-in for a handle that settled in state s and has
+// left the kernel: every call on it is decided by the state alone (T28,
+// T33, T35), so the facade keeps the state and the kernel keeps nothing.
+func Remnant(s State, claimed bool) Handle {
+	if s == Open {
+		panic("takeover: Settled needs a terminal state")
+	}
+	return Handle{state: s, Claimed: claimed}
+}

@@ -519,6 +519,30 @@ func TestT31_CommitInsideCallback(t *testing.T) {
 	}
 }
 
+// T28/T33: a settled handle's remnant answers like the handle did.
+func TestRemnantDecidesFromStateAlone(t *testing.T) {
+	for _, s := range []State{Committed, Aborted, Discarded} {
+		r := Remnant(s, false)
+		wantErr(t, r.SetText(jsvalue.Number, 0), "invalid_argument", "setText requires string; got number")
+		wantErr(t, r.SetText(jsvalue.String, 3), "editor_"+s.String(), "editor "+s.String()+"; mutation rejected")
+		wantErr(t, r.SetReasoning(jsvalue.String), "editor_"+s.String(), "")
+		if r.AppendReasoning(jsvalue.String, 0) != nil || r.SetOnUpdate(jsvalue.Function) != nil || r.SetOnUpdate(jsvalue.Null) != nil {
+			t.Fatal("allowed calls")
+		}
+		if res := r.Settle(s); res.Err != nil || res.Settled {
+			t.Fatal("same terminal is a no-op")
+		}
+		if res := r.SignalAborted(); res.Settled || res.Err != nil {
+			t.Fatal("signal after settlement")
+		}
+		for _, o := range []State{Committed, Aborted, Discarded} {
+			if o != s && r.Settle(o).Err == nil {
+				t.Fatal("cross-state terminal must fail")
+			}
+		}
+	}
+}
+
 // T65: listing and release.
 func TestT65_ListUnsettledAndRelease(t *testing.T) {
 	w := newWorld(t)
@@ -536,10 +560,83 @@ func TestT65_ListUnsettledAndRelease(t *testing.T) {
 	if rows := w.k.ListUnsettled(700); len(rows) != 1 || w.k.Get(a.ID) != nil {
 		t.Fatalf("released handle still listed: %+v", rows)
 	}
-	for i := 0; i < 200; i++ {
-		w.k.Release(w.H(nil).ID)
+	// Settled and released handles leave the table, and their slots are
+	// reused under a new generation, so memory stays flat.
+	for i := 0; i < 1000; i++ {
+		h := w.H(nil)
+		if i%2 == 0 {
+			w.settle(h, Committed)
+		} else {
+			w.k.Release(h.ID)
+		}
+		if w.k.Get(h.ID) != nil {
+			t.Fatal("still in the table")
+		}
+		if h.ID <= 0 || h.ID >= 1<<29 {
+			t.Fatalf("id %d leaves no room for the facade's flag bits", h.ID)
+		}
 	}
-	if len(w.k.order) > 70 {
-		t.Fatalf("order not compacted: %d", len(w.k.order))
+	if len(w.k.table) > 4 {
+		t.Fatalf("table grew to %d", len(w.k.table))
+	}
+	stale := c.ID
+	fresh := w.H(nil)
+	if fresh.ID == stale || w.k.Get(stale) != nil {
+		t.Fatal("a recycled index must not answer to a stale id")
+	}
+	w.k.Release(stale) // ignored
+	if w.k.Get(fresh.ID) != fresh {
+		t.Fatal("releasing a stale id must not touch the new handle")
+	}
+}
+
+// Quiet is the kernel's promise that further string writes change nothing
+// until another call: it must hold exactly while pending with a running
+// timer (or no callback), never in immediate mode or for a guarded
+// continue prefix.
+func TestQuietWritesAreTrulyNoOps(t *testing.T) {
+	w := newWorld(t)
+	h := w.H(func(o *opts) { o.interval = jsvalue.Num(33) })
+	if h.Quiet() {
+		t.Fatal("not pending yet")
+	}
+	w.setText(h, "a")
+	if !h.Quiet() {
+		t.Fatal("pending without a callback: further writes are no-ops")
+	}
+	r := &recorder{}
+	w.onUpdate(h, r.cb) // attach flush clears pending
+	if h.Quiet() {
+		t.Fatal("attach flush cleared pending")
+	}
+	w.setText(h, "b")
+	if !h.Quiet() {
+		t.Fatal("pending with a running timer")
+	}
+	// The promise: another string write leaves the kernel's state unchanged.
+	snap := func() [5]any { return [5]any{h.state, h.pending, h.timer, h.timerToken, h.hasCallback} }
+	before, timers := snap(), len(w.timers)
+	w.setText(h, "c")
+	if snap() != before || len(w.timers) != timers {
+		t.Fatal("a quiet write changed the kernel's state")
+	}
+	w.advance(33)
+	if h.Quiet() {
+		t.Fatal("the flush cleared pending")
+	}
+	im := w.H(nil)
+	w.onUpdate(im, r.cb)
+	w.setText(im, "x")
+	if im.Quiet() {
+		t.Fatal("immediate mode delivers every write")
+	}
+	c := w.H(func(o *opts) { o.gen = str("continue"); o.text = str("P"); o.interval = jsvalue.Num(33) })
+	w.setText(c, "Px")
+	if c.Quiet() {
+		t.Fatal("a guarded prefix needs every write checked")
+	}
+	w.settle(h, Committed)
+	if h.Quiet() {
+		t.Fatal("settled handles reject writes")
 	}
 }

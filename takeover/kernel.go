@@ -2,22 +2,48 @@ package takeover
 
 import (
 	"math"
+	"sort"
 
 	"tavern-core/apierr"
 	"tavern-core/jsvalue"
 )
 
-// Kernel owns the handles of one core instance, in creation order.
+// Kernel owns the open handles of one core instance. A handle leaves the
+// table when it settles (its later calls are decided from its state alone,
+// see Settled) or when its JS object is collected while still open.
+//
+// Ids pack a table index (low 20 bits) with a generation (9 bits), so a
+// recycled index never answers to a stale id.
 type Kernel struct {
 	edge    Edge
-	nextID  int32
-	handles map[int32]*Handle
-	order   []int32 // creation order, compacted as handles are released
+	table   []*Handle
+	free    []int32
+	gens    []uint16
+	created uint64
 }
+
+const idxBits = 20
 
 // NewKernel returns an empty kernel whose handles use edge.
 func NewKernel(edge Edge) *Kernel {
-	return &Kernel{edge: edge, handles: map[int32]*Handle{}}
+	return &Kernel{edge: edge}
+}
+
+func (k *Kernel) newID() int32 {
+	var idx int32
+	if n := len(k.free); n > 0 {
+		idx = k.free[n-1]
+		k.free = k.free[:n-1]
+	} else {
+		if len(k.table) >= 1<<idxBits {
+			panic("takeover: too many open handles")
+		}
+		idx = int32(len(k.table))
+		k.table = append(k.table, nil)
+		k.gens = append(k.gens, 0)
+	}
+	k.gens[idx] = k.gens[idx]%511 + 1 // ids stay below 1<<29: the facade packs them with two flag bits
+	return int32(k.gens[idx])<<idxBits | idx
 }
 
 // SignalKind describes opts.abortSignal as the facade sees it.
@@ -103,39 +129,46 @@ func (k *Kernel) Create(o CreateOpts) (*Handle, *apierr.Error) {
 		return nil, argErr(jsvalue.U("opts.settleOnAbort must be a boolean; got " + v.TypeOf()))
 	}
 
-	k.nextID++
-	h := &Handle{ID: k.nextID, Gen: gen, Owner: owner, Interval: interval, Created: o.Now, edge: k.edge, settleOnAbort: settle}
+	k.created++
+	h := &Handle{ID: k.newID(), seq: k.created, Gen: gen, Owner: owner, Interval: interval, Created: o.Now, kernel: k, settleOnAbort: settle}
 	if gen == Continue {
 		h.original = original
 	}
 	if settle && o.Signal == SignalGiven && o.SignalAborted {
 		h.state = Aborted // T35: returned already settled, with the originals
 	}
-	k.handles[h.ID] = h
-	k.order = append(k.order, h.ID)
+	if h.state == Open {
+		k.table[h.ID&(1<<idxBits-1)] = h
+	} else {
+		k.free = append(k.free, h.ID&(1<<idxBits-1))
+	}
 	return h, nil
 }
 
-// Get returns a live handle by id.
-func (k *Kernel) Get(id int32) *Handle { return k.handles[id] }
-
-// Release forgets a handle whose JS object is gone.
-func (k *Kernel) Release(id int32) {
-	if _, ok := k.handles[id]; !ok {
-		return
+// Get returns an open handle by id, or nil.
+func (k *Kernel) Get(id int32) *Handle {
+	idx := id & (1<<idxBits - 1)
+	if id <= 0 || int(idx) >= len(k.table) {
+		return nil
 	}
-	delete(k.handles, id)
-	// Compact lazily so releasing many handles stays linear overall.
-	if len(k.order) > 64 && len(k.order) > 2*len(k.handles) {
-		kept := k.order[:0]
-		for _, id := range k.order {
-			if k.handles[id] != nil {
-				kept = append(kept, id)
-			}
-		}
-		k.order = kept
+	if h := k.table[idx]; h != nil && h.ID == id {
+		return h
+	}
+	return nil
+}
+
+// Release forgets an open handle (its JS object is gone). Unknown and stale
+// ids are ignored: a collected handle may have settled long before.
+func (k *Kernel) Release(id int32) {
+	if h := k.Get(id); h != nil {
+		idx := id & (1<<idxBits - 1)
+		k.table[idx] = nil
+		k.free = append(k.free, idx)
 	}
 }
+
+// settled removes a handle that just settled.
+func (k *Kernel) settled(h *Handle) { k.Release(h.ID) }
 
 // Unsettled is one row of listUnsettledHandles (T65).
 type Unsettled struct {
@@ -147,12 +180,15 @@ type Unsettled struct {
 
 // ListUnsettled returns the open handles in creation order (T65).
 func (k *Kernel) ListUnsettled(now float64) []Unsettled {
-	var out []Unsettled
-	for _, id := range k.order {
-		h := k.handles[id]
-		if h == nil || h.state != Open {
-			continue
+	var open []*Handle
+	for _, h := range k.table {
+		if h != nil {
+			open = append(open, h)
 		}
+	}
+	sort.Slice(open, func(i, j int) bool { return open[i].seq < open[j].seq })
+	out := make([]Unsettled, 0, len(open))
+	for _, h := range open {
 		age := math.Floor(now - h.Created)
 		if age < 0 {
 			age = 0

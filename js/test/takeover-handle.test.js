@@ -519,3 +519,13 @@ test('T65: listUnsettledHandles reports open handles in creation order', async (
   await b.discard();
   assert.equal(listUnsettledHandles().filter((r) => r.owner.startsWith('list-')).length, 0);
 });
+
+test('T65: thousands of handles created and settled one after another keep working', async () => {
+  for (let i = 0; i < 3000; i++) {
+    const h = H({ owner: 'churn' });
+    h.setText(String(i));
+    await h.commit();
+    assert.equal((await h.complete).finalText, String(i));
+  }
+  assert.equal(listUnsettledHandles().filter((r) => r.owner === 'churn').length, 0);
+});

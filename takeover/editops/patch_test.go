@@ -288,3 +288,14 @@ func TestO22_SearchThroughIndexer(t *testing.T) {
 		t.Fatalf("units %d index %d", b.unitCalls, b.indexCalls)
 	}
 }
+
+// S109: a valid applyPatch is computed whatever the handle's state; the
+// caller's single setText raises editor_committed, which carries no index
+// because it never passes through ApplyPatch's error path.
+func TestS109_ValidPatchIsAnEdit(t *testing.T) {
+	e, err := ApplyPatch(CoreHandle, B("abc"), []Patch{ia(0, "x"), cr(S("b"), S("B"))})
+	wantText(t, "abc", e, err, "xaBc")
+	if len(e.Splices) != 2 || e.Noop {
+		t.Fatalf("%+v", e)
+	}
+}

@@ -80,3 +80,18 @@ func TestO29_ChunkClassification(t *testing.T) {
 		t.Fatal(text)
 	}
 }
+
+// S123, S130: replace mode is reported to the facade, which clears the text
+// with setText('') (where a settled or continue handle throws) before
+// iterating. S126: each delta is an append to the buffer as it is now, so a
+// write made by someone else between chunks is kept.
+func TestS123S126_PipeWrites(t *testing.T) {
+	m, err := CheckPipe(DuckHandle, PipeArgs{Opts: obj, Mode: S("replace"), StreamIterable: true})
+	if err != nil || m != PipeReplace {
+		t.Fatal(m, err)
+	}
+	cur := jsvalue.U("a")
+	cur = append(cur, 'X') // an outside setText between chunks
+	e, err := AppendText(CoreHandle, &buf{u: cur}, S("b"))
+	wantText(t, "aX", e, err, "aXb")
+}

@@ -54,17 +54,35 @@ func (e *jsEdge) Warn(h *takeover.Handle, msg []uint16) {
 	e.warn.Invoke(n, bridge.Addr())
 }
 
-func handle(id int32) *takeover.Handle {
-	h := kernel.Get(id)
+// handle resolves the facade's reference to a handle: a positive ref is an
+// open handle's id; once a handle settles it leaves the kernel and the
+// facade holds -(state | claimed<<2) instead, from which every later call
+// is decided (takeover.Remnant).
+func handle(ref int32) *takeover.Handle {
+	if ref <= 0 {
+		r := takeover.Remnant(takeover.State(-ref&3), -ref&4 != 0)
+		return &r
+	}
+	h := kernel.Get(ref)
 	if h == nil {
 		panic("takeover: unknown handle id")
 	}
 	return h
 }
 
-// Settled results are packed as 0x100 | status<<4 | textFrom<<2 | reasonFrom
-// so the facade can resolve `complete` without another crossing.
-func packTerminal(t takeover.Terminal) int32 {
+// remnantRef is the reference the facade uses after settlement.
+func remnantRef(h *takeover.Handle) int32 {
+	r := int32(h.State())
+	if h.Claimed {
+		r |= 4
+	}
+	return r
+}
+
+// A settling call returns remnant<<9 | 0x100 | status<<4 | textFrom<<2 |
+// reasonFrom, so the facade resolves `complete` and switches to the
+// remnant reference without another crossing.
+func packTerminal(h *takeover.Handle, t takeover.Terminal) int32 {
 	if t.Err != nil {
 		return bridge.Fail(t.Err)
 	}
@@ -72,16 +90,18 @@ func packTerminal(t takeover.Terminal) int32 {
 		return bridge.OK
 	}
 	o := t.Outcome
-	return 0x100 | int32(o.Status)<<4 | int32(o.TextFrom)<<2 | int32(o.ReasonFrom)
+	return remnantRef(h)<<9 | 0x100 | int32(o.Status)<<4 | int32(o.TextFrom)<<2 | int32(o.ReasonFrom)
 }
 
 // tk_create reads createMessageEditorHandle's described options from the
-// buffer (n units) and returns id<<2 | listens<<1 | settled, or Failed.
+// buffer (n units) and returns id<<2 | listens<<1 for an open handle, or
+// packTerminal<<1 | 1 for one created already settled (T35), or Failed.
 //
 //go:wasmexport tk_create
 func tkCreate(n int32) (st int32) {
 	defer bridge.Contain(&st)
-	d := bridge.NewDecoder(bridge.Buf(), int(n))
+	d := bridge.Decoder{}
+	d.Reset(bridge.Buf(), int(n))
 	var o takeover.CreateOpts
 	o.Opts, _ = d.Value()
 	o.GenerationType, _ = d.Value()
@@ -104,22 +124,29 @@ func tkCreate(n int32) (st int32) {
 	if err != nil {
 		return bridge.Fail(err)
 	}
+	if h.Settled() {
+		return packTerminal(h, takeover.Terminal{Settled: true, Outcome: h.Outcome()})<<1 | 1
+	}
 	st = h.ID << 2
 	if h.ListensForAbort() {
 		st |= 2
 	}
-	if h.Settled() {
-		st |= 1
-	}
 	return st
 }
 
-// tk_outcome packs a settled handle's outcome like packTerminal.
-//
-//go:wasmexport tk_outcome
-func tkOutcome(id int32) (st int32) {
-	defer bridge.Contain(&st)
-	return packTerminal(takeover.Terminal{Settled: true, Outcome: handle(id).Outcome()})
+// Writes answer OK, Failed, or writeQuiet: accepted, and string writes
+// stay no-ops for the kernel until the facade's next other call
+// (Handle.Quiet), so it may skip the crossing for them.
+const writeQuiet = 1
+
+func writeResult(h *takeover.Handle, err *apierr.Error) int32 {
+	if err != nil {
+		return bridge.Fail(err)
+	}
+	if h.Quiet() {
+		return writeQuiet
+	}
+	return bridge.OK
 }
 
 // tk_set is setText (field 0) and setReasoning (field 1): the facade has
@@ -129,25 +156,17 @@ func tkOutcome(id int32) (st int32) {
 func tkSet(id, field, kind, n int32) (st int32) {
 	defer bridge.Contain(&st)
 	h := handle(id)
-	var err *apierr.Error
 	if field == 0 {
-		err = h.SetText(jsvalue.Kind(kind), int(n))
-	} else {
-		err = h.SetReasoning(jsvalue.Kind(kind))
+		return writeResult(h, h.SetText(jsvalue.Kind(kind), int(n)))
 	}
-	if err != nil {
-		return bridge.Fail(err)
-	}
-	return bridge.OK
+	return writeResult(h, h.SetReasoning(jsvalue.Kind(kind)))
 }
 
 //go:wasmexport tk_append_reasoning
 func tkAppendReasoning(id, kind, n int32) (st int32) {
 	defer bridge.Contain(&st)
-	if err := handle(id).AppendReasoning(jsvalue.Kind(kind), int(n)); err != nil {
-		return bridge.Fail(err)
-	}
-	return bridge.OK
+	h := handle(id)
+	return writeResult(h, h.AppendReasoning(jsvalue.Kind(kind), int(n)))
 }
 
 //go:wasmexport tk_on_update
@@ -167,13 +186,18 @@ func tkSettle(id, to int32) (st int32) {
 	if to < 1 || to > 3 {
 		panic("takeover: bad terminal state")
 	}
-	return packTerminal(handle(id).Settle(takeover.State(to)))
+	h := handle(id)
+	return packTerminal(h, h.Settle(takeover.State(to)))
 }
 
 //go:wasmexport tk_signal_abort
 func tkSignalAbort(id int32) (st int32) {
 	defer bridge.Contain(&st)
-	return packTerminal(handle(id).SignalAborted())
+	h := kernel.Get(id) // a settled handle's listener does nothing (T35)
+	if h == nil {
+		return bridge.OK
+	}
+	return packTerminal(h, h.SignalAborted())
 }
 
 //go:wasmexport tk_timer
@@ -183,15 +207,6 @@ func tkTimer(id int32, token uint32) (st int32) {
 		h.TimerFired(token)
 	}
 	return bridge.OK
-}
-
-//go:wasmexport tk_settled
-func tkSettled(id int32) (st int32) {
-	defer bridge.Contain(&st)
-	if handle(id).Settled() {
-		return 1
-	}
-	return 0
 }
 
 //go:wasmexport tk_release
