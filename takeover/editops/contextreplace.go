@@ -39,8 +39,9 @@ func contextReplace(sc *scratch, find, replaceWith, occurrence jsvalue.Value) (S
 	}
 
 	m := len(find.Str)
-	index := sc.searcher(find)
-	p1 := index(0)
+	f := sc.finder(find)
+	defer f.mt.release()
+	p1 := f.index(0)
 	if p1 < 0 {
 		e := apierr.New(apierr.EditorOpsError, CodePatchNotFound, msgNotFound).
 			With("find", find).With("replaceWith", repl).With("matchCount", jsvalue.Int(0))
@@ -67,7 +68,7 @@ func contextReplace(sc *scratch, find, replaceWith, occurrence jsvalue.Value) (S
 		// report a shortfall.
 		at, count := p1, 1
 		for float64(count) < occurrence.Num {
-			next := index(at + 1)
+			next := f.index(at + 1)
 			if next < 0 {
 				msg := jsvalue.Cat(jsvalue.U("occurrence "), occurrence.Display(), jsvalue.U(" exceeds match count "+itoa(count)))
 				return Splice{}, apierr.NewU(apierr.EditorOpsError, CodePatchNotFound, msg).
@@ -78,12 +79,12 @@ func contextReplace(sc *scratch, find, replaceWith, occurrence jsvalue.Value) (S
 		return Splice{at, at + m, repl}, nil
 	}
 
-	p2 := index(p1 + 1)
+	p2 := f.index(p1 + 1)
 	if p2 < 0 {
 		return Splice{p1, p1 + m, repl}, nil
 	}
 	count := 2
-	for at := index(p2 + 1); at >= 0; at = index(at + 1) {
+	for at := f.index(p2 + 1); at >= 0; at = f.index(at + 1) {
 		count++
 	}
 	return Splice{}, apierr.New(apierr.EditorOpsError, CodePatchAmbiguous, msgAmbiguous).

@@ -144,14 +144,26 @@ func (sc *scratch) units() []uint16 {
 	return sc.buf
 }
 
-// searcher returns indexOf(find, from) on the current scratch value: through
-// the Buffer's own IndexOf while the value is unedited and unfetched, so the
-// facade copies nothing, otherwise over the content in Go.
-func (sc *scratch) searcher(find jsvalue.Value) func(from int) int {
+// finder is indexOf(find, from) on the scratch value: through the Buffer's
+// own IndexOf while the value is unedited and unfetched, so the facade copies
+// nothing, otherwise over the content in Go.
+type finder struct {
+	ix   Indexer
+	find jsvalue.Value
+	text []uint16
+	mt   matcher
+}
+
+func (sc *scratch) finder(find jsvalue.Value) finder {
 	if ix, ok := sc.src.(Indexer); ok && len(sc.splices) == 0 && !sc.fetched {
-		return func(from int) int { return ix.IndexOf(find, from) }
+		return finder{ix: ix, find: find}
 	}
-	text := sc.units()
-	mt := newMatcher(find.Str)
-	return func(from int) int { return mt.index(text, from) }
+	return finder{text: sc.units(), mt: newMatcher(find.Str)}
+}
+
+func (f *finder) index(from int) int {
+	if f.ix != nil {
+		return f.ix.IndexOf(f.find, from)
+	}
+	return f.mt.index(f.text, from)
 }

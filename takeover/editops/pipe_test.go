@@ -82,7 +82,7 @@ func TestO29_ChunkClassification(t *testing.T) {
 }
 
 // S123, S130: replace mode is reported to the facade, which clears the text
-// with setText('') (where a settled or continue handle throws) before
+// with setText(”) (where a settled or continue handle throws) before
 // iterating. S126: each delta is an append to the buffer as it is now, so a
 // write made by someone else between chunks is kept.
 func TestS123S126_PipeWrites(t *testing.T) {

@@ -1,5 +1,7 @@
 package editops
 
+import "sync"
+
 // matcher finds exact code-unit occurrences of a pattern (T4).
 //
 // Long patterns use Horspool's skip on the window's last two units (a hashed
@@ -10,8 +12,8 @@ package editops
 // short texts use a first-unit scan, which needs no table.
 type matcher struct {
 	p     []uint16
-	skip  *[1 << bigramBits]uint16 // bigram hash → safe shift; nil until a long scan needs it
-	shift int                      // shift after a candidate whose last bigram matched
+	skip  *[1 << bigramBits]uint8 // bigram hash → safe shift; nil until a long scan needs it
+	shift int                     // shift after a candidate whose last bigram matched
 }
 
 const (
@@ -23,6 +25,18 @@ const (
 
 func newMatcher(p []uint16) matcher { return matcher{p: p} }
 
+// skipTables recycles bigram tables: a context_replace per patch entry would
+// otherwise allocate one per entry.
+var skipTables = sync.Pool{New: func() any { return new([1 << bigramBits]uint8) }}
+
+// release returns the table; the matcher must not be used afterwards.
+func (mt *matcher) release() {
+	if mt.skip != nil {
+		skipTables.Put(mt.skip)
+		mt.skip = nil
+	}
+}
+
 func bigram(a, b uint16) uint32 {
 	return (uint32(a)<<5 ^ uint32(b) ^ uint32(a)>>7 ^ uint32(b)>>9) & bigramMask
 }
@@ -30,16 +44,16 @@ func bigram(a, b uint16) uint32 {
 func (mt *matcher) table() {
 	p := mt.p
 	m := len(p)
-	maxShift := min(m-1, 0xFFFF)
-	mt.skip = new([1 << bigramBits]uint16)
+	maxShift := min(m-1, 0xFF)
+	mt.skip = skipTables.Get().(*[1 << bigramBits]uint8)
 	for i := range mt.skip {
-		mt.skip[i] = uint16(maxShift)
+		mt.skip[i] = uint8(maxShift)
 	}
 	// The bigram ending at p[j] allows shifting by m-1-j; the rightmost
 	// occurrence (smallest shift) wins. The final bigram gets 0, marking a
 	// candidate window; its own safe shift is kept in mt.shift.
 	for j := 1; j < m-1; j++ {
-		mt.skip[bigram(p[j-1], p[j])] = uint16(min(m-1-j, maxShift))
+		mt.skip[bigram(p[j-1], p[j])] = uint8(min(m-1-j, maxShift))
 	}
 	last := bigram(p[m-2], p[m-1])
 	mt.shift = max(int(mt.skip[last]), 1)
