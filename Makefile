@@ -42,10 +42,10 @@ test-wasm:
 	$(STACK); GOOS=js GOARCH=wasm $(GO) test -exec "$(WASM_EXEC)" ./bridge/...
 
 test-js: wasm node_modules
-	$(STACK); cd $(JS) && node --test --test-concurrency=1 test/
+	$(STACK); cd $(JS) && node --test --test-concurrency=1 test/*.test.js
 
 test-e2e: wasm node_modules
-	$(STACK); cd $(JS) && node e2e/run.js
+	$(STACK); cd $(JS) && node --test --test-concurrency=1 e2e/*.test.js
 
 # 1–4 of DESIGN's test list; the browser part needs Debian's chromium
 # (E2E=required turns its absence into a failure, as CI does).
@@ -55,10 +55,7 @@ bench: wasm node_modules
 	$(STACK); cd $(JS) && node --expose-gc bench/run.js
 
 size: wasm
-	@raw=$$(stat -c %s $(WASM)); \
-	br=$$(brotli -c -q 11 $(WASM) | wc -c); \
-	gz=$$(gzip -c -9 $(WASM) | wc -c); \
-	echo "tavern-core.wasm: $$raw bytes raw, $$br bytes brotli -q11, $$gz bytes gzip -9"
+	@node $(JS)/bench/size.js $(WASM)
 
 demo: wasm node_modules
 	cd $(JS) && node demo/server.js

@@ -1,0 +1,46 @@
+// Shared set-up for browser end-to-end tests: Debian's chromium driven by
+// playwright-core against the demo server on 127.0.0.1. Never downloads a
+// browser. Without chromium the suites skip, unless E2E=required.
+import { existsSync, mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startDemoServer } from '../demo/server.js';
+
+export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+export const ARTIFACTS = fileURLToPath(new URL('../../artifacts/', import.meta.url));
+
+export function browserAvailable() {
+  if (existsSync(CHROMIUM)) return true;
+  if (process.env.E2E === 'required') throw new Error(`E2E=required but ${CHROMIUM} is missing (apt-get install chromium)`);
+  return false;
+}
+
+export async function openDemo(t) {
+  const { chromium } = await import('playwright-core');
+  const { server, url } = await startDemoServer({ port: 0 });
+  const profile = mkdtempSync(join(tmpdir(), 'tavern-e2e-'));
+  // A fresh profile directory per run (playwright passes it as
+  // --user-data-dir).
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  t.after(async () => {
+    await context.close();
+    await new Promise((r) => server.close(r));
+    rmSync(profile, { recursive: true, force: true });
+  });
+  const page = context.pages()[0] ?? await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(new Error(m.text())); });
+  return { page, url, errors };
+}
+
+export async function screenshot(page, name) {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+}

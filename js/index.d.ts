@@ -1,0 +1,30 @@
+import type { CreateOpts, MessageEditorHandle, TakeoverError, GenerationType } from './message-takeover.js';
+
+export * from './message-takeover.js';
+
+export interface UnsettledHandle {
+  owner: string;
+  generationType: GenerationType;
+  ageMs: number;
+  claimed: boolean;
+}
+
+export interface TavernCore {
+  createMessageEditorHandle(opts?: CreateOpts): MessageEditorHandle;
+  TakeoverError: typeof TakeoverError;
+  GENERATE_TAKEOVER_DISPATCH: 'generate_takeover_dispatch';
+  listUnsettledHandles(): UnsettledHandle[];
+}
+
+export interface LoadOptions {
+  /** Where to fetch tavern-core.wasm (default: beside this module). */
+  wasmURL?: string | URL;
+  /** The module's bytes, already loaded. */
+  wasmBytes?: BufferSource;
+}
+
+/**
+ * Without options: the package's shared instance (the one every module
+ * uses). With wasmURL/wasmBytes: a separate instance.
+ */
+export function load(options?: LoadOptions): Promise<TavernCore>;
