@@ -6,10 +6,12 @@ import (
 	"tavern-core/jsvalue"
 )
 
-// Value tags of the buffer encoding, shared with js/codec.js. A value is a
+// Value tags of the buffer encoding, shared with js/core.js. A value is a
 // tag unit followed by its payload: numbers as four units of IEEE-754 bits
-// (little end first), strings and counts as two units of length then the
-// units, objects and other references as a brand unit and two ref units.
+// (little end first); strings as a ref (two units), a length (two units)
+// and the units; objects as a brand unit and a ref; other references as a
+// ref. A ref names the JS value in the facade's per-call table (0: none),
+// so Go can hand back "the value as given", strings included.
 const (
 	TagUndefined = iota
 	TagNull
@@ -96,7 +98,10 @@ func (d *Decoder) Value() (jsvalue.Value, uint16) {
 	case TagNumber:
 		return jsvalue.Num(d.F64()), 0
 	case TagString:
-		return jsvalue.Str(d.Units()), 0
+		ref := int32(d.u32())
+		v := jsvalue.Str(d.Units())
+		v.Ref = ref
+		return v, 0
 	case TagObject:
 		brand := d.unit()
 		return jsvalue.Opaque(jsvalue.Object, int32(d.u32())), brand
@@ -152,6 +157,7 @@ func (e *Encoder) Value(v jsvalue.Value) {
 		e.F64(v.Num)
 	case jsvalue.String:
 		e.unit(TagString)
+		e.u32(0)
 		e.Units(v.Str)
 	case jsvalue.Object:
 		if v.Obj == nil {

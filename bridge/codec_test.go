@@ -52,7 +52,7 @@ func TestDecoderRejectsTruncatedInput(t *testing.T) {
 			t.Fatal("a truncated string must panic (and Contain turns it into an error)")
 		}
 	}()
-	NewDecoder([]uint16{TagString, 5, 0, 'a'}, 4).Value()
+	NewDecoder([]uint16{TagString, 0, 0, 5, 0, 'a'}, 6).Value()
 }
 
 func TestEncodeErrRecord(t *testing.T) {
@@ -67,7 +67,7 @@ func TestEncodeErrRecord(t *testing.T) {
 	if d.Unit() != TagRecord || d.u32() != 3 || jsvalue.GoString(d.Units()) != "reason" {
 		t.Fatal("details record")
 	}
-	if v, _ := d.Value(); jsvalue.GoString(v.Str) != "out_of_range" {
+	if v, _ := d.Value(); jsvalue.GoString(v.Str) != "out_of_range" || v.Ref != 0 {
 		t.Fatal("reason value")
 	}
 	d.Units()

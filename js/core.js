@@ -1,4 +1,5 @@
 import { createTakeoverApi } from './takeover-api.js';
+import { createEditorOpsApi } from './editor-ops-api.js';
 
 // Loader: instantiates tavern-core.wasm under Node or in a browser and
 // returns a core instance whose fast-lane exports and buffer codec the
@@ -50,9 +51,11 @@ export async function instantiate(options = {}) {
     : await WebAssembly.instantiate(src, go.importObject);
   const core = new Core(instance);
   core.takeover = createTakeoverApi(core);
+  core.ops = createEditorOpsApi(core);
   let ready = false;
   globalThis.__tavernCoreBoot = {
     takeover: core.takeoverFx,
+    ops: core.opsFx,
     ready() { ready = true; },
   };
   go.run(instance); // runs Go's main until it parks
@@ -98,6 +101,8 @@ export class Core {
     this.lastThrown = undefined;
     this.takeoverFx = null; // set by takeover-api.js before Go starts
     this.takeover = null;
+    this.ops = null;
+    this.opsFx = null;
   }
 
   /** A Uint16Array over the shared buffer, n units long (grown if needed). */
@@ -151,7 +156,7 @@ export class Core {
       case 'undefined': this._unit(T.UNDEFINED); break;
       case 'boolean': this._unit(v ? T.TRUE : T.FALSE); break;
       case 'number': this._unit(T.NUMBER); this._f64(v); break;
-      case 'string': this._unit(T.STRING); this._str(v); break;
+      case 'string': this._unit(T.STRING); this._u32(this._ref(v)); this._str(v); break;
       case 'function': this._unit(T.FUNCTION); this._u32(this._ref(v)); break;
       case 'symbol': this._unit(T.SYMBOL); this._u32(this._ref(v)); break;
       case 'bigint': this._unit(T.BIGINT); this._u32(this._ref(v)); break;
@@ -242,7 +247,7 @@ class Decoder {
       case T.FALSE: return false;
       case T.TRUE: return true;
       case T.NUMBER: return this.f64();
-      case T.STRING: return this.str();
+      case T.STRING: { const ref = this.u32(); const s = this.str(); return ref ? this.core.refs[ref - 1] : s; }
       case T.RECORD: {
         const n = this.u32();
         const o = {};

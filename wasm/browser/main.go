@@ -16,6 +16,7 @@ func main() {
 	boot := g.Get("__tavernCoreBoot")
 	g.Delete("__tavernCoreBoot")
 	takeoverFx = newTakeoverEdge(boot.Get("takeover"))
+	newOpsEdge(boot.Get("ops"))
 	boot.Call("ready")
 	select {}
 }
