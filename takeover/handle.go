@@ -336,12 +336,24 @@ func (h *Handle) SignalAborted() Terminal {
 // Outcome reports the resolved outcome of a settled handle.
 func (h *Handle) Outcome() Outcome { return h.outcome() }
 
-// Remnant returns a stand-in for a handle that settled in state s and has
-// left the kernel: every call on it is decided by the state alone (T28,
-// T33, T35), so the facade keeps the state and the kernel keeps nothing.
-func Remnant(s State, claimed bool) Handle {
-	if s == Open {
-		panic("takeover: Settled needs a terminal state")
+// A settled handle leaves the kernel; the facade keeps a small remnant
+// code (state | claimed<<2 | generation type<<3) from which every later
+// call is decided (T28, T33, T35) and claims are judged (T51).
+
+// RemnantCode is h's remnant code.
+func (h *Handle) RemnantCode() int32 {
+	r := int32(h.state) | int32(h.Gen)<<3
+	if h.Claimed {
+		r |= 4
 	}
-	return Handle{state: s, Claimed: claimed}
+	return r
+}
+
+// Remnant rebuilds the stand-in for a remnant code.
+func Remnant(code int32) Handle {
+	s := State(code & 3)
+	if s == Open {
+		panic("takeover: a remnant needs a terminal state")
+	}
+	return Handle{state: s, Claimed: code&4 != 0, Gen: GenType(code >> 3 & 3)}
 }

@@ -522,7 +522,10 @@ func TestT31_CommitInsideCallback(t *testing.T) {
 // T28/T33: a settled handle's remnant answers like the handle did.
 func TestRemnantDecidesFromStateAlone(t *testing.T) {
 	for _, s := range []State{Committed, Aborted, Discarded} {
-		r := Remnant(s, false)
+		r := Remnant(int32(s) | int32(Swipe)<<3 | 4)
+		if r.State() != s || r.Gen != Swipe || !r.Claimed || r.RemnantCode() != int32(s)|int32(Swipe)<<3|4 {
+			t.Fatal("remnant code round trip")
+		}
 		wantErr(t, r.SetText(jsvalue.Number, 0), "invalid_argument", "setText requires string; got number")
 		wantErr(t, r.SetText(jsvalue.String, 3), "editor_"+s.String(), "editor "+s.String()+"; mutation rejected")
 		wantErr(t, r.SetReasoning(jsvalue.String), "editor_"+s.String(), "")

@@ -56,11 +56,10 @@ func (e *jsEdge) Warn(h *takeover.Handle, msg []uint16) {
 
 // handle resolves the facade's reference to a handle: a positive ref is an
 // open handle's id; once a handle settles it leaves the kernel and the
-// facade holds -(state | claimed<<2) instead, from which every later call
-// is decided (takeover.Remnant).
+// facade holds -(remnant code) instead (takeover.Remnant).
 func handle(ref int32) *takeover.Handle {
 	if ref <= 0 {
-		r := takeover.Remnant(takeover.State(-ref&3), -ref&4 != 0)
+		r := takeover.Remnant(-ref)
 		return &r
 	}
 	h := kernel.Get(ref)
@@ -68,15 +67,6 @@ func handle(ref int32) *takeover.Handle {
 		panic("takeover: unknown handle id")
 	}
 	return h
-}
-
-// remnantRef is the reference the facade uses after settlement.
-func remnantRef(h *takeover.Handle) int32 {
-	r := int32(h.State())
-	if h.Claimed {
-		r |= 4
-	}
-	return r
 }
 
 // A settling call returns remnant<<9 | 0x100 | status<<4 | textFrom<<2 |
@@ -90,7 +80,7 @@ func packTerminal(h *takeover.Handle, t takeover.Terminal) int32 {
 		return bridge.OK
 	}
 	o := t.Outcome
-	return remnantRef(h)<<9 | 0x100 | int32(o.Status)<<4 | int32(o.TextFrom)<<2 | int32(o.ReasonFrom)
+	return h.RemnantCode()<<9 | 0x100 | int32(o.Status)<<4 | int32(o.TextFrom)<<2 | int32(o.ReasonFrom)
 }
 
 // tk_create reads createMessageEditorHandle's described options from the

@@ -1,0 +1,98 @@
+package takeover
+
+import "tavern-core/jsvalue"
+
+// Candidate describes a value assigned to payload.takeoverHandle, as the
+// facade sees it (T50, T51).
+type Candidate struct {
+	IsHandle     bool     // a handle made by this core instance
+	Ref          int32    // its reference: open id (> 0) or -(remnant code)
+	Owner        []uint16 // its owner as given at creation (nil: undefined)
+	SameAsWinner bool     // the very object that already won this dispatch
+}
+
+// Claim is the answer to an assignment: accepted (and the candidate's new
+// reference, which carries the claim), and the warning to log, if any.
+type Claim struct {
+	Accepted bool
+	Ref      int32
+	Warn     []uint16
+	// Mismatch is the T56 warning logged right after an accepted claim whose
+	// handle was made for another generation type.
+	Mismatch []uint16
+}
+
+// Dispatch is one claim window of GENERATE_TAKEOVER_DISPATCH (T49–T52).
+type Dispatch struct {
+	k           *Kernel
+	typ         []uint16
+	open        bool
+	won         bool
+	winnerOwner []uint16
+	winnerRef   int32
+}
+
+// OpenDispatch starts a claim window for a dispatch of type typ.
+func (k *Kernel) OpenDispatch(typ []uint16) *Dispatch {
+	return &Dispatch{k: k, typ: typ, open: true}
+}
+
+// Close ends the window: the driver's await of emit has settled (T49).
+func (d *Dispatch) Close() { d.open = false }
+
+// Winner reports the winning handle's owner and reference, if any.
+func (d *Dispatch) Winner() (owner []uint16, ref int32, ok bool) {
+	return d.winnerOwner, d.winnerRef, d.won
+}
+
+// OwnerOr is the owner a handle reports: as given, or 'unknown' (T15).
+func OwnerOr(v []uint16) []uint16 {
+	if v == nil {
+		return jsvalue.U("unknown")
+	}
+	return v
+}
+
+func ownerWarn(owner []uint16, rest string) []uint16 {
+	return jsvalue.Cat(jsvalue.U(`[takeover] takeoverHandle from "`), owner, jsvalue.U(`" ignored: `+rest))
+}
+
+// Assign judges one assignment (T50, T51). First valid claimer wins.
+func (d *Dispatch) Assign(c Candidate) Claim {
+	if !c.IsHandle {
+		return Claim{Ref: c.Ref, Warn: jsvalue.U("[takeover] takeoverHandle assignment ignored: value is not a message editor handle")}
+	}
+	if d.won && c.SameAsWinner {
+		return Claim{Ref: c.Ref}
+	}
+	h := d.k.Get(c.Ref)
+	var stand Handle
+	if h == nil {
+		if c.Ref > 0 {
+			panic("takeover: claim by an unknown handle id")
+		}
+		stand = Remnant(-c.Ref)
+		h = &stand
+	}
+	owner := OwnerOr(c.Owner)
+	switch {
+	case !d.open:
+		return Claim{Ref: c.Ref, Warn: ownerWarn(owner, "dispatch already closed")}
+	case h.Claimed:
+		return Claim{Ref: c.Ref, Warn: ownerWarn(owner, "handle already claimed by another dispatch")}
+	case d.won:
+		return Claim{Ref: c.Ref, Warn: jsvalue.Cat(ownerWarn(owner, `already claimed by "`), d.winnerOwner, jsvalue.U(`"`))}
+	}
+	h.Claimed = true
+	ref := c.Ref
+	if ref <= 0 {
+		ref = -h.RemnantCode()
+	}
+	d.won, d.winnerOwner, d.winnerRef = true, owner, ref
+	cl := Claim{Accepted: true, Ref: ref}
+	if !jsvalue.Equal(jsvalue.U(h.Gen.String()), d.typ) {
+		cl.Mismatch = jsvalue.Cat(jsvalue.U(`[takeover] handle generationType "`+h.Gen.String()+`" differs from dispatch type "`),
+			d.typ, jsvalue.U(`" (owner=`), owner, jsvalue.U(`)`))
+	}
+	return cl
+}
