@@ -198,7 +198,6 @@ func (b *bounded) checkChildren(h *Host) error {
 			continue
 		}
 		tag := h.dom.TagName(c)
-		h.dom.Release(c)
 		return newError(CodeOwnership, "Bounded ChatSurface contains an unknown direct child: "+tag)
 	}
 	return nil
@@ -348,7 +347,6 @@ func (b *bounded) open(h *Host) error {
 		return newError(CodeState, "Bounded ChatSurface cannot open from state "+string(h.state))
 	}
 	if n := h.dom.QueryFirst(h.root, SelShowMore); n != 0 {
-		h.dom.Release(n)
 		return h.fail(newError(CodeOwnership, "Bounded ChatSurface cannot adopt the static Show More control"))
 	}
 	b.mark(h)

@@ -40,7 +40,7 @@ func (h *Host) Claim(id ClaimsID, source Node, activate Ref) error {
 		return newTypeError(CodeContract, "ChatSurface participant "+pid+" runtime activate must be a function")
 	}
 	if first := cs.owners[source]; first != nil {
-		h.releaseClaimArgs(0, activate) // the node id stays held by the first claim
+		h.releaseClaimArgs(source, activate) // the first claim keeps its own hold
 		return newError(CodeContract, "ChatSurface runtime source was claimed by both "+first.ID+" and "+pid)
 	}
 	cs.owners[source] = cs.p

@@ -219,15 +219,19 @@ func (h *Host) materialize(m int) (*residency, error) {
 	}
 	d := h.dom
 	if root == 0 || !d.IsElement(root) || !d.Matches(root, SelMes) {
+		d.Release(root)
 		return nil, newError(CodeContract, "ChatSurface materializer must return a .mes HTMLElement")
 	}
 	if d.Parent(root) != 0 {
+		d.Release(root)
 		return nil, newError(CodeContract, "ChatSurface materializer must return a parentless .mes element")
 	}
 	content := d.QueryFirst(root, SelMesText)
 	if content == 0 {
+		d.Release(root)
 		return nil, newError(CodeContract, "ChatSurface message is missing .mes_text")
 	}
+	d.Keep(content)
 	return &residency{msg: h.ids[m], mesid: m, root: root, content: content,
 		mount: newLease(h.js), lease: newLease(h.js)}, nil
 }
@@ -259,7 +263,6 @@ func (h *Host) syncAttributes(rs []*residency) {
 		}
 		if d := h.dom.QueryFirst(r.root, SelMesIDDisplay); d != 0 {
 			h.dom.SetText(d, "#"+n)
-			h.dom.Release(d)
 		}
 		h.dom.SetClass(r.root, "last_mes", r.mesid == t)
 	}

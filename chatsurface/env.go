@@ -90,7 +90,14 @@ type DOM interface {
 
 	ObserveSize(n Node, on bool) // ResizeObserver on a mounted root
 	Listen(root Node, on bool)   // scroll/scrollend listeners + MutationObserver
-	Release(n Node)              // Go forgets n
+	// Keep takes a hold on a node the core got from Parent, Children or
+	// QueryFirst and stores; Release drops one hold taken by CreateElement,
+	// CloneShallow, Keep or the bridge (materialize results, claimed
+	// sources, the root). Other query results are scratch: the adapter may
+	// forget them once the current operation ends, so the core never
+	// releases them.
+	Keep(n Node)
+	Release(n Node)
 }
 
 // Kind classifies a value returned by extension code (C5).

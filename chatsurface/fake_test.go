@@ -424,6 +424,7 @@ func (d *fakeDOM) Listen(_ Node, on bool) {
 		d.listen--
 	}
 }
+func (d *fakeDOM) Keep(n Node)    {}
 func (d *fakeDOM) Release(n Node) {}
 
 // text is the text content of a node.
