@@ -1,0 +1,50 @@
+// Loader for tavern-host.wasm, the harness host's module (Node only): the
+// session-log entry and the message editor's route. It mirrors core.js's
+// loader for the second binary; core.js's runtime set-up is private to it,
+// so the few lines that install Go's wasm_exec.js are repeated here.
+
+const IS_NODE = typeof process !== 'undefined' && !!process.versions?.node;
+
+let goRuntime;
+
+async function ensureGoRuntime() {
+  if (globalThis.Go) return;
+  goRuntime ??= (async () => {
+    const { createRequire } = await import('node:module');
+    const require = createRequire(import.meta.url);
+    globalThis.fs ??= require('node:fs');
+    globalThis.path ??= require('node:path');
+    globalThis.crypto ??= require('node:crypto').webcrypto;
+    require(new URL('./wasm_exec.js', import.meta.url).pathname);
+  })();
+  await goRuntime;
+}
+
+async function wasmBytes(options) {
+  if (options.wasmBytes) return options.wasmBytes;
+  const { readFile } = await import('node:fs/promises');
+  return readFile(options.wasmURL ?? new URL('./tavern-host.wasm', import.meta.url));
+}
+
+/**
+ * Instantiate a fresh host module: `{ call, mount }`, the two entry points
+ * Go hands back (wasm/host/main_js.go). Most code wants `sharedHost()`.
+ */
+export async function instantiateHost(options = {}) {
+  if (!IS_NODE) throw new Error('tavern-host.wasm runs under Node only');
+  await ensureGoRuntime();
+  const go = new globalThis.Go();
+  const { instance } = await WebAssembly.instantiate(await wasmBytes(options), go.importObject);
+  let api;
+  globalThis.__tavernHostBoot = { ready(a) { api = a; } };
+  go.run(instance); // runs Go's main until it parks
+  if (!api) throw new Error('tavern-host: module did not start');
+  return { call: api.call, mount: api.mount };
+}
+
+let shared;
+/** The host module instance every session-log module shares. */
+export function sharedHost(options) {
+  shared ??= instantiateHost(options);
+  return shared;
+}

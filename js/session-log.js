@@ -1,0 +1,139 @@
+// The session-log API for the harness host (Node only): validate, fold,
+// transcript (+ overlay), plan an edit, open log handles, and mount the
+// message editor's route. Ready on import (top-level await). Every rule
+// lives in Go (wasm/host, sessionlog/); this file marshals JSON and throws
+// the error Go described.
+//
+// Logs cross as UTF-8 (a string or the file's bytes) and results come back
+// as JSON: JSON cannot carry lone surrogates losslessly anyway, so session
+// logs are exact through UTF-8 JSON rather than the UTF-16 fast lane.
+import { sharedHost } from './host-core.js';
+
+const host = await sharedHost();
+
+/** A refusal with the spec's stable code (S76, plus invalid-log/read-failed). */
+export class SessionLogError extends Error {
+  constructor(code, message, details = {}) {
+    super(message);
+    this.name = 'SessionLogError';
+    this.code = code;
+    if (details.rule) this.rule = details.rule;
+    if (details.seq !== undefined) this.seq = details.seq;
+    if (details.line) this.line = details.line;
+  }
+}
+
+function unwrap(envelope) {
+  const r = JSON.parse(envelope);
+  if (r.ok) return r.value;
+  throw new SessionLogError(r.error.code, r.error.message, r.error);
+}
+
+function call(name, id, input, args) {
+  return unwrap(host.call(name, id, input ?? '', args === undefined ? '' : JSON.stringify(args)));
+}
+
+const encode = (event) => (typeof event === 'string' ? event : JSON.stringify(event));
+
+/** Validate a whole log: a verdict, not a throw, for an invalid log. */
+export function validate(log, options = {}) {
+  return call('validate', 0, log, { options });
+}
+
+/** The surface and the derived model messages (S25–S28). */
+export function fold(log, options = {}) {
+  return call('fold', 0, log, { options });
+}
+
+/** Transcript rows and the overlay (S30–S34); `options.env` is the agent state. */
+export function transcript(log, { env, ...options } = {}) {
+  return call('transcript', 0, log, { options, env });
+}
+
+/** Plan one editor write without writing it (S44–S75). */
+export function plan(log, request, options = {}) {
+  return call('plan', 0, log, { options, request });
+}
+
+const handles = new FinalizationRegistry((id) => host.call('log.close', id, '', ''));
+
+/** An open, validated log held in Go; appends are validated and folded. */
+export class SessionLog {
+  #id;
+  constructor(info) {
+    this.#id = info.id;
+    this.version = info.version;
+    this.length = info.length;
+    handles.register(this, info.id, this);
+  }
+  #call(name, input, args) { return call(name, this.#id, input, args); }
+  /** Validate and fold one event at seq = length; all or nothing (S22). */
+  append(event) {
+    const r = this.#call('log.append', encode(event));
+    this.length = r.length;
+    return r.seq;
+  }
+  /** Validate a candidate event without appending it (S21). */
+  check(event) { this.#call('log.check', encode(event)); }
+  fold() { return this.#call('log.fold'); }
+  transcript(env) { return this.#call('log.transcript', '', env ?? {}); }
+  plan(request) { return this.#call('log.plan', '', request); }
+  /** The log as JSONL, header first. */
+  encode() { return this.#call('log.encode'); }
+  close() {
+    handles.unregister(this);
+    host.call('log.close', this.#id, '', '');
+  }
+}
+
+/** Read and validate a log, keeping it open for appends. */
+export function openLog(log, options = {}) {
+  return new SessionLog(call('open', 0, log, { options }));
+}
+
+// The port Go's route talks to (wasm/host/port_js.go): the host's objects,
+// with event parts crossing as JSON text.
+function goPort(h) {
+  return {
+    origin: () => String(h.origin),
+    version: () => String(h.version),
+    authorize: (request) => h.authorize(request),
+    session(id) {
+      const s = h.session(id);
+      if (s == null) return null;
+      const port = {
+        headerVersion: () => s.headerVersion,
+        events: () => JSON.stringify(s.snapshot()),
+        append: (type, data, surfaceOp, sourceEventSeqs) =>
+          s.append(type, JSON.parse(data), { surfaceOp: JSON.parse(surfaceOp), sourceEventSeqs }),
+        agent() {
+          const a = h.agent(id);
+          return a == null ? null : { status: () => a.status, followup: (m) => a.followup(JSON.parse(m)) };
+        },
+      };
+      if (typeof s.flush === 'function') port.flush = () => s.flush();
+      return port;
+    },
+  };
+}
+
+/**
+ * Activate the message editor's route on a host (S82): registers the four
+ * exact paths in `routes` (a Map or anything with has/set) and returns the
+ * handler, `(Request) => Promise<Response>`. Throws SessionLogError
+ * `already-active` when the paths are taken.
+ */
+export function mountEditorRoute(editorHost, routes) {
+  const r = host.mount(goPort(editorHost), routes);
+  if (typeof r === 'string') unwrap(r);
+  return r;
+}
+
+/** The route's exact paths (S82) and headers. */
+export const EDITOR_PATHS = Object.freeze({
+  edit: '/api/plugins/tavern-core-message-editor/edit',
+  undo: '/api/plugins/tavern-core-message-editor/undo',
+  regenerate: '/api/plugins/tavern-core-message-editor/regenerate',
+  state: '/api/plugins/tavern-core-message-editor/state',
+});
+export const VERSION_HEADER = 'X-Tavern-Core-Version';

@@ -1,0 +1,34 @@
+//go:build !js
+
+package main
+
+import (
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// TestBrowserBinaryLinksNoHostPackages keeps the host-only packages out of
+// the page's module (DESIGN "Dependencies", S89): encoding/json costs
+// ~245 KB brotli, sessionlog and the route drag it in, and
+// github.com/syumai/workers panics at init without its Workers glue.
+func TestBrowserBinaryLinksNoHostPackages(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	cmd := exec.Command(goBin, "list", "-deps", "tavern-core/wasm/browser")
+	cmd.Env = append(cmd.Environ(), "GOOS=js", "GOARCH=wasm")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Skipf("go list unavailable: %v\n%s", err, out)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if dep == "encoding/json" || strings.HasPrefix(dep, "github.com/syumai/workers") ||
+			dep == "tavern-core/sessionlog" || strings.HasPrefix(dep, "tavern-core/sessionlog/") {
+			t.Errorf("the browser binary links %s; it belongs in wasm/host only", dep)
+		}
+	}
+}

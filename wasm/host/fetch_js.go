@@ -1,0 +1,212 @@
+//go:build js && wasm
+
+package main
+
+// A small Fetch ⇄ net/http bridge (S89). github.com/syumai/workers v0.30.2
+// was evaluated first and rejected: it serves one request per Go instance
+// (see README.md), while the route keeps per-session locks and pending
+// wakes in memory across requests.
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"syscall/js"
+
+	"tavern-core/sessionlog"
+)
+
+// fetchRequestKey holds the original JS Request in the *http.Request's
+// context, so the host's auth hook sees the Request it was sent.
+type fetchRequestKey struct{}
+
+func fetchRequestOf(r *http.Request) js.Value {
+	if v, ok := r.Context().Value(fetchRequestKey{}).(js.Value); ok {
+		return v
+	}
+	return js.Undefined()
+}
+
+// fetchHandler exposes h as the JS function (Request) => Promise<Response>.
+// Each request runs on its own goroutine, so the handler may block on
+// promises (body reads, an async flush or followup) while JS keeps running.
+func fetchHandler(h http.Handler) js.Func {
+	return js.FuncOf(func(_ js.Value, args []js.Value) any {
+		req := arg(args, 0)
+		return newPromise(func() (js.Value, error) { return serveFetch(h, req), nil })
+	})
+}
+
+// serveFetch never fails: conversion problems and panics become the route's
+// JSON envelope with code internal, so a request always gets a Response.
+func serveFetch(h http.Handler, req js.Value) (resp js.Value) {
+	rec := &recorder{header: http.Header{}}
+	defer func() {
+		if r := recover(); r != nil {
+			resp = internalResponse(panicError(r))
+		}
+	}()
+	r, body, err := toRequest(req)
+	if err != nil {
+		return internalResponse(err)
+	}
+	defer body.Close()
+	h.ServeHTTP(rec, r)
+	return rec.response()
+}
+
+func toRequest(req js.Value) (*http.Request, *streamBody, error) {
+	if req.Type() != js.TypeObject || req.Get("url").Type() != js.TypeString {
+		return nil, nil, fmt.Errorf("the route handler takes a Fetch Request, got %s", req.Type())
+	}
+	u, err := url.Parse(req.Get("url").String())
+	if err != nil {
+		return nil, nil, err
+	}
+	header := http.Header{}
+	// Headers.entries() already joins repeated fields with ", "; each
+	// entry is kept as one value (never split on commas).
+	entries := js.Global().Get("Array").Call("from", req.Get("headers"))
+	for i, n := 0, entries.Length(); i < n; i++ {
+		e := entries.Index(i)
+		header.Add(e.Index(0).String(), e.Index(1).String())
+	}
+	// A Request built by a Node server from an incoming message carries the
+	// Host header; a Request built by hand may not, and then its URL's
+	// authority is the host it was addressed to.
+	host := header.Get("Host")
+	header.Del("Host")
+	if host == "" {
+		host = u.Host
+	}
+	body := &streamBody{stream: req.Get("body")}
+	r := &http.Request{
+		Method:     req.Get("method").String(),
+		URL:        u,
+		Proto:      "HTTP/1.1",
+		ProtoMajor: 1,
+		ProtoMinor: 1,
+		Header:     header,
+		Host:       host,
+		RequestURI: u.RequestURI(),
+		Body:       body,
+	}
+	switch {
+	case isNullish(body.stream):
+		r.Body = http.NoBody
+	case header.Get("Content-Length") != "":
+		n, err := strconv.ParseInt(header.Get("Content-Length"), 10, 64)
+		if err != nil || n < 0 {
+			n = -1
+		}
+		r.ContentLength = n
+	default:
+		r.ContentLength = -1
+	}
+	return r.WithContext(context.WithValue(context.Background(), fetchRequestKey{}, req)), body, nil
+}
+
+// streamBody reads a Fetch body stream chunk by chunk as the handler asks
+// for it, so a reader with a limit never buffers more than the limit plus
+// one chunk (S85.5). Close cancels whatever the handler did not read.
+type streamBody struct {
+	stream js.Value
+	reader js.Value
+	buf    []byte
+	done   bool
+}
+
+func (b *streamBody) Read(p []byte) (int, error) {
+	for len(b.buf) == 0 {
+		if b.done || isNullish(b.stream) {
+			return 0, io.EOF
+		}
+		if b.reader.IsUndefined() {
+			r, err := jsCall(func() js.Value { return b.stream.Call("getReader") })
+			if err != nil {
+				return 0, err
+			}
+			b.reader = r
+		}
+		res, err := callAwait(func() js.Value { return b.reader.Call("read") })
+		if err != nil {
+			b.done = true
+			return 0, err
+		}
+		if res.Get("done").Truthy() {
+			b.done = true
+			return 0, io.EOF
+		}
+		chunk := res.Get("value")
+		b.buf = make([]byte, chunk.Get("byteLength").Int())
+		js.CopyBytesToGo(b.buf, chunk)
+	}
+	n := copy(p, b.buf)
+	b.buf = b.buf[n:]
+	return n, nil
+}
+
+func (b *streamBody) Close() error {
+	if !b.done && !b.reader.IsUndefined() {
+		b.done = true
+		jsCall(func() js.Value { return b.reader.Call("cancel") })
+	}
+	return nil
+}
+
+// recorder buffers the handler's answer; the route answers small JSON
+// documents, so no streaming is needed (S89).
+type recorder struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (w *recorder) Header() http.Header { return w.header }
+func (w *recorder) WriteHeader(status int) {
+	if w.status == 0 {
+		w.status = status
+	}
+}
+func (w *recorder) Write(p []byte) (int, error) {
+	w.WriteHeader(http.StatusOK)
+	return w.body.Write(p)
+}
+
+func (w *recorder) response() js.Value {
+	status := w.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	headers := js.Global().Get("Headers").New()
+	for k, vs := range w.header {
+		for _, v := range vs {
+			headers.Call("append", k, v)
+		}
+	}
+	init := js.Global().Get("Object").New()
+	init.Set("status", status)
+	init.Set("headers", headers)
+	body := js.Null()
+	if w.body.Len() > 0 && status != http.StatusNoContent && status != http.StatusNotModified {
+		body = js.Global().Get("Uint8Array").New(w.body.Len())
+		js.CopyBytesToJS(body, w.body.Bytes())
+	}
+	return js.Global().Get("Response").New(body, init)
+}
+
+// internalResponse is the route's envelope for a failure of the bridge
+// itself (S84, S86).
+func internalResponse(err error) js.Value {
+	rec := &recorder{header: http.Header{}}
+	rec.header.Set("Content-Type", "application/json; charset=utf-8")
+	rec.header.Set("Cache-Control", "no-store")
+	rec.WriteHeader(http.StatusInternalServerError)
+	b, _ := marshal(map[string]any{"ok": false, "error": map[string]any{"code": sessionlog.CodeInternal, "message": err.Error()}})
+	rec.body.Write(b)
+	return rec.response()
+}

@@ -1,0 +1,80 @@
+//go:build js && wasm
+
+// Command host is tavern-core's module for the harness host (Node only): the
+// session-log entry (validate, fold, transcript, plan, open log handles)
+// and the message editor's route (sessionlog/route) bridged to Fetch.
+// js/host-core.js puts a boot object on globalThis.__tavernHostBoot before
+// running it; main hands the API to boot.ready and parks, so the functions
+// stay callable. This binary links encoding/json and net/http; the browser
+// binary must not (deps_test.go).
+package main
+
+import (
+	"syscall/js"
+
+	"tavern-core/sessionlog/route"
+)
+
+func main() {
+	g := js.Global()
+	boot := g.Get("__tavernHostBoot")
+	g.Delete("__tavernHostBoot")
+	api := g.Get("Object").New()
+	api.Set("call", js.FuncOf(apiCall))
+	api.Set("mount", js.FuncOf(mount))
+	boot.Call("ready", api)
+	select {}
+}
+
+var table logs
+
+// apiCall is call(name, handleId, input, argsJSON) → envelope JSON string.
+// A panic is contained and answered as internal; the module keeps serving.
+func apiCall(_ js.Value, args []js.Value) (out any) {
+	defer func() {
+		if r := recover(); r != nil {
+			out = string(envelope(nil, panicError(r)))
+		}
+	}()
+	name := arg(args, 0).String()
+	id := 0
+	if v := arg(args, 1); v.Type() == js.TypeNumber {
+		id = v.Int()
+	}
+	input := bytesOf(arg(args, 2))
+	var raw []byte
+	if v := arg(args, 3); v.Type() == js.TypeString {
+		raw = []byte(v.String())
+	}
+	v, err := table.call(name, id, input, raw)
+	return string(envelope(v, err))
+}
+
+// mount(port, registry) activates the editor route on the host's registry
+// (S82) and answers the handler function, or an envelope JSON string when
+// activation fails.
+func mount(_ js.Value, args []js.Value) (out any) {
+	defer func() {
+		if r := recover(); r != nil {
+			out = string(envelope(nil, panicError(r)))
+		}
+	}()
+	port, reg := arg(args, 0), arg(args, 1)
+	for _, fn := range []string{"session", "authorize", "origin", "version"} {
+		if port.Get(fn).Type() != js.TypeFunction {
+			return string(envelope(nil, badRequest("the host port needs %s()", fn)))
+		}
+	}
+	if reg.Get("has").Type() != js.TypeFunction || reg.Get("set").Type() != js.TypeFunction {
+		return string(envelope(nil, badRequest("the route registry needs has(path) and set(path, fn)")))
+	}
+	r := &jsRegistry{v: reg}
+	if _, err := route.Activate(r, jsPort{v: port}); err != nil {
+		return string(envelope(nil, &apiError{Code: codeAlreadyActive, Message: err.Error()}))
+	}
+	return r.handler.Value
+}
+
+// codeAlreadyActive is the activation failure of S82, which the spec gives
+// a message but no code.
+const codeAlreadyActive = "already-active"

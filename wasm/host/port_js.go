@@ -1,0 +1,148 @@
+//go:build js && wasm
+
+package main
+
+// The route's host port (route.Port) over the JS object js/session-log.js
+// builds from the host's sessions and agents. That facade only marshals:
+// events cross as one JSON string (JSON.stringify escapes lone surrogates,
+// so the text is exact up to Go's JSON decoding, see api.go), event parts
+// cross back as JSON strings for the facade to parse.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"syscall/js"
+
+	"tavern-core/sessionlog/route"
+)
+
+type jsPort struct{ v js.Value }
+
+func (p jsPort) Session(id string) (route.Session, bool) {
+	s, err := jsCall(func() js.Value { return p.v.Call("session", id) })
+	if err != nil || isNullish(s) {
+		// A host that cannot answer has no live session for the id (S78).
+		return nil, false
+	}
+	sess := jsSession{v: s}
+	if s.Get("flush").Type() == js.TypeFunction {
+		return jsFlushingSession{sess}, true
+	}
+	return sess, true
+}
+
+// Authorize calls the host's auth hook with the original Fetch Request; a
+// throw, a rejection or a falsy answer is a refusal (S85.2).
+func (p jsPort) Authorize(r *http.Request) bool {
+	v, err := callAwait(func() js.Value { return p.v.Call("authorize", fetchRequestOf(r)) })
+	return err == nil && v.Truthy()
+}
+
+func (p jsPort) Origin() string  { return p.str("origin") }
+func (p jsPort) Version() string { return p.str("version") }
+
+func (p jsPort) str(name string) string {
+	v, err := jsCall(func() js.Value { return p.v.Call(name) })
+	if err != nil || v.Type() != js.TypeString {
+		return ""
+	}
+	return v.String()
+}
+
+type jsSession struct{ v js.Value }
+
+func (s jsSession) HeaderVersion() int {
+	v, err := jsCall(func() js.Value { return s.v.Call("headerVersion") })
+	if err != nil || v.Type() != js.TypeNumber {
+		return -1 // answered as unsupported-format
+	}
+	return v.Int()
+}
+
+// Events reads the snapshot synchronously: between it and Append nothing
+// may yield to the event loop (S81), so a promise here is refused.
+func (s jsSession) Events() ([]json.RawMessage, error) {
+	v, err := jsCall(func() js.Value { return s.v.Call("events") })
+	if err != nil {
+		return nil, err
+	}
+	if v.Type() != js.TypeString {
+		return nil, errors.New("session snapshot must be returned synchronously")
+	}
+	var events []json.RawMessage
+	if err := json.Unmarshal([]byte(v.String()), &events); err != nil {
+		return nil, fmt.Errorf("session snapshot is not a JSON array of events: %v", err)
+	}
+	return events, nil
+}
+
+// Append hands the event to the harness synchronously; only its answer may
+// arrive later (a promise of the seq).
+func (s jsSession) Append(typ string, data, surfaceOp json.RawMessage, src []int) (int, error) {
+	seqs := js.Global().Get("Array").New(len(src))
+	for i, n := range src {
+		seqs.SetIndex(i, n)
+	}
+	v, err := callAwait(func() js.Value { return s.v.Call("append", typ, string(data), string(surfaceOp), seqs) })
+	if err != nil {
+		return 0, err
+	}
+	if v.Type() != js.TypeNumber {
+		return 0, fmt.Errorf("session append answered %s instead of the new seq", js.Global().Call("String", v).String())
+	}
+	return v.Int(), nil
+}
+
+func (s jsSession) Agent() (route.Agent, bool) {
+	a, err := jsCall(func() js.Value { return s.v.Call("agent") })
+	if err != nil || isNullish(a) {
+		return nil, false
+	}
+	return jsAgent{v: a}, true
+}
+
+// jsFlushingSession is a session whose host offers a flush (S52).
+type jsFlushingSession struct{ jsSession }
+
+func (s jsFlushingSession) Flush() error {
+	_, err := callAwait(func() js.Value { return s.v.Call("flush") })
+	return err
+}
+
+type jsAgent struct{ v js.Value }
+
+func (a jsAgent) Status() string {
+	v, err := jsCall(func() js.Value { return a.v.Call("status") })
+	if err != nil || v.Type() != js.TypeString {
+		return "running" // an agent that cannot say is not known to be idle
+	}
+	return v.String()
+}
+
+func (a jsAgent) Followup(message json.RawMessage) error {
+	_, err := callAwait(func() js.Value { return a.v.Call("followup", string(message)) })
+	return err
+}
+
+// jsRegistry is where the host keeps its exact fetch routes: anything with
+// has(path) and set(path, fn), a Map included.
+type jsRegistry struct {
+	v       js.Value
+	handler js.Func
+	h       http.Handler
+}
+
+func (r *jsRegistry) Has(path string) bool {
+	v, err := jsCall(func() js.Value { return r.v.Call("has", path) })
+	return err != nil || v.Truthy() // unsure counts as taken: never double-activate
+}
+
+func (r *jsRegistry) Handle(path string, h http.Handler) {
+	if r.h != h {
+		r.h = h
+		r.handler = fetchHandler(h)
+	}
+	r.v.Call("set", path, r.handler)
+}
