@@ -1,5 +1,6 @@
 import { createTakeoverApi } from './takeover-api.js';
 import { createEditorOpsApi } from './editor-ops-api.js';
+import { createTakeoverHostApi } from './takeover-host-api.js';
 
 // Loader: instantiates tavern-core.wasm under Node or in a browser and
 // returns a core instance whose fast-lane exports and buffer codec the
@@ -52,6 +53,7 @@ export async function instantiate(options = {}) {
   const core = new Core(instance);
   core.takeover = createTakeoverApi(core);
   core.ops = createEditorOpsApi(core);
+  core.takeoverHost = createTakeoverHostApi(core);
   let ready = false;
   globalThis.__tavernCoreBoot = {
     takeover: core.takeoverFx,
@@ -102,6 +104,7 @@ export class Core {
     this.takeoverFx = null; // set by takeover-api.js before Go starts
     this.takeover = null;
     this.ops = null;
+    this.takeoverHost = null;
     this.opsFx = null;
   }
 

@@ -22,6 +22,7 @@ class Slot {
     this.timer = undefined;
     this.resolve = null;
     this.complete = null;
+    this.owner = undefined;
     this.quiet = false; // Go said string writes are no-ops for now
     this.ref = 0; // open: Go's id; settled: -(remnant) (wasm/browser/takeover.go)
   }
@@ -133,7 +134,7 @@ export function createTakeoverApi(core) {
     const st = ex.tk_create(core.flush());
     core.refs.length = 0;
     if (st < 0) throw fail();
-    return makeHandle(st, originalText ?? '', originalReasoning ?? '', signal);
+    return makeHandle(st, originalText ?? '', originalReasoning ?? '', signal, o?.owner);
   }
 
   // The handle. Its methods are closures (no method uses `this`, so
@@ -194,8 +195,9 @@ export function createTakeoverApi(core) {
     static slotOf(h) { return h !== null && typeof h === 'object' && #slot in h ? h.#slot : undefined; }
   }
 
-  function makeHandle(st, text, reasoning, signal) {
+  function makeHandle(st, text, reasoning, signal, owner) {
     const slot = new Slot(text, reasoning);
+    slot.owner = owner; // as given (a string or undefined): claims name it
     slot.complete = new Promise((resolve) => { slot.resolve = resolve; });
     if (st & 1) {
       settled(slot, st >> 1); // created already aborted (T35)

@@ -1,6 +1,9 @@
 package takeover
 
-import "tavern-core/jsvalue"
+import (
+	"tavern-core/apierr"
+	"tavern-core/jsvalue"
+)
 
 // Candidate describes a value assigned to payload.takeoverHandle, as the
 // facade sees it (T50, T51).
@@ -37,6 +40,10 @@ func (k *Kernel) OpenDispatch(typ []uint16) *Dispatch {
 	return &Dispatch{k: k, typ: typ, open: true}
 }
 
+// ClosedDispatch stands for a dispatch whose driver has finished: every
+// later assignment is judged as after the window closed.
+func (k *Kernel) ClosedDispatch() *Dispatch { return &Dispatch{k: k} }
+
 // Close ends the window: the driver's await of emit has settled (T49).
 func (d *Dispatch) Close() { d.open = false }
 
@@ -62,7 +69,7 @@ func (d *Dispatch) Assign(c Candidate) Claim {
 	if !c.IsHandle {
 		return Claim{Ref: c.Ref, Warn: jsvalue.U("[takeover] takeoverHandle assignment ignored: value is not a message editor handle")}
 	}
-	if d.won && c.SameAsWinner {
+	if c.SameAsWinner { // the facade only says so once there is a winner
 		return Claim{Ref: c.Ref}
 	}
 	h := d.k.Get(c.Ref)
@@ -95,4 +102,12 @@ func (d *Dispatch) Assign(c Candidate) Claim {
 			d.typ, jsvalue.U(`" (owner=`), owner, jsvalue.U(`)`))
 	}
 	return cl
+}
+
+// CheckContext validates installTakeoverContext's argument (T69).
+func CheckContext(k jsvalue.Kind) *apierr.Error {
+	if k == jsvalue.Object || k == jsvalue.Function {
+		return nil
+	}
+	return apierr.New(apierr.TakeoverError, "invalid_argument", "installTakeoverContext: context must be an object")
 }

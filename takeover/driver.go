@@ -412,19 +412,20 @@ func (d *Driver) Next(in Input) Action {
 	return d.done()
 }
 
-// LiveUpdate decides a live redraw (T57): the liveness check first (the
-// facade asks isCurrentGeneration when the host has it and passes the
-// answer), then writeSlot and redraw, neither awaited.
-func (d *Driver) LiveUpdate(live bool) []Action {
+// LiveUpdate decides a live redraw (T57): the liveness check first, then
+// writeSlot and redraw, neither awaited. Without an answer yet it asks for
+// one when the host has isCurrentGeneration; with one (or without the
+// member) it returns the writes, or nothing when stale or without a slot.
+func (d *Driver) LiveUpdate(answered, live bool) []Action {
 	if !d.hasSlot {
 		return nil
 	}
-	if !live {
+	if !answered && d.has(FnIsCurrentGeneration) {
+		return []Action{d.call(FnIsCurrentGeneration, false, StoreLive, ArgToken)}
+	}
+	if answered && !live {
 		d.res.Stale = true
 		return nil
 	}
 	return []Action{d.call(FnWriteSlot, false, StoreNone, ArgSlot, ArgLive), d.call(FnRedraw, false, StoreNone, ArgSlot)}
 }
-
-// ChecksLiveness reports whether the host has isCurrentGeneration.
-func (d *Driver) ChecksLiveness() bool { return d.has(FnIsCurrentGeneration) }

@@ -123,7 +123,11 @@ func (h *fakeHost) exec(a Action) Input {
 
 // liveUpdate is the handle delivering an update to the driver.
 func (h *fakeHost) liveUpdate() {
-	for _, a := range h.d.LiveUpdate(h.live) {
+	acts := h.d.LiveUpdate(false, false)
+	if len(acts) == 1 && acts[0].Fn == FnIsCurrentGeneration {
+		acts = h.d.LiveUpdate(true, h.exec(acts[0]).Live)
+	}
+	for _, a := range acts {
 		h.exec(a)
 	}
 }
@@ -418,6 +422,9 @@ func TestS66S70_Claims(t *testing.T) {
 	d.Close()
 	if c := d.Assign(Candidate{IsHandle: true, Ref: b.ID}); jsvalue.GoString(c.Warn) != `[takeover] takeoverHandle from "unknown" ignored: dispatch already closed` {
 		t.Fatalf("%q", jsvalue.GoString(c.Warn))
+	}
+	if c := w.k.ClosedDispatch().Assign(Candidate{IsHandle: true, Ref: b.ID, Owner: jsvalue.U("B")}); jsvalue.GoString(c.Warn) != `[takeover] takeoverHandle from "B" ignored: dispatch already closed` {
+		t.Fatal("a finished driver's dispatch is closed (S69)")
 	}
 	d2 := w.k.OpenDispatch(jsvalue.U("continue"))
 	if c := d2.Assign(Candidate{IsHandle: true, Ref: a.ID, Owner: jsvalue.U("A")}); jsvalue.GoString(c.Warn) != `[takeover] takeoverHandle from "A" ignored: handle already claimed by another dispatch` {

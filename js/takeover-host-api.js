@@ -1,0 +1,238 @@
+// runTakeover's facade (spec/takeover.md §7–9). The driver's policy is in
+// Go (takeover/driver.go): this file describes init and host, then executes
+// the driver's actions one by one — calling host callbacks, awaiting only
+// what Go says to await, logging what Go says to log — and holds the JS
+// values the actions name (payload, handle, slot id, snapshot, outcome).
+
+import { kindOf } from './core.js';
+
+// takeover.HostFn order; also the validation order (T54).
+const FNS = ['emit', 'acquirePlaceholder', 'readSlot', 'writeSlot', 'redraw', 'persist', 'removeSlot', 'restoreSlot',
+  'unlockUI', 'cleanupText', 'afterCommit', 'onClaimed', 'isCurrentGeneration'];
+const EVENT_KEYS = ['MESSAGE_RECEIVED', 'CHARACTER_MESSAGE_RENDERED', 'GENERATION_STOPPED'];
+const OP = { DONE: 0, DISPATCH: 1, CALL: 2, WARN: 3, SUBSCRIBE: 4, AWAIT_COMPLETE: 5, UNSUBSCRIBE: 6, USE_CLEANED: 7, USE_SNAPSHOT: 8 };
+const STORE = { NONE: 0, SLOT: 1, SNAPSHOT: 2, CLEANUP: 3, LIVE: 4 };
+const A = {
+  SLOT: 0, TYPE: 1, PAYLOAD: 2, TOKEN: 3, FINAL_TEXT: 4, FINAL_REASONING: 5, CLEANED: 6, SNAP_TEXT: 7,
+  SNAP_REASONING: 8, TYPE_OBJ: 9, CLEANUP_OBJ: 10, AFTER_OBJ: 11, EVENT_DEFAULT: 12, EVENT_OVERRIDE: 13, LIVE: 14,
+};
+const STATUS = ['open', 'committed', 'aborted', 'discarded'];
+const STATUS_CODE = { committed: 1, aborted: 2, discarded: 3 };
+
+function readAction(d) {
+  const a = {
+    op: d.unit(), fn: d.unit(), fnName: d.str(), eventKey: d.str(), eventDefault: d.str(), await: d.unit() === 1,
+    store: d.unit(), keep: [d.unit() === 1, d.unit() === 1], args: [],
+  };
+  for (let n = d.unit(); n > 0; n--) a.args.push(d.unit());
+  a.log = d.str();
+  a.message = d.str();
+  a.result = {
+    dispatched: d.unit() === 1, claimed: d.unit() === 1, owner: d.str(), status: STATUS[d.unit()],
+    hasSlot: d.unit() === 1, hasText: d.unit() === 1, stale: d.unit() === 1,
+  };
+  return a;
+}
+
+export function createTakeoverHostApi(core) {
+  const ex = core.ex;
+  const { TakeoverError, GENERATE_TAKEOVER_DISPATCH, createMessageEditorHandle, listUnsettledHandles, slotOf, fail } = core.takeover;
+
+  function describe(init, host) {
+    core.begin();
+    const isObj = (v) => v !== null && (typeof v === 'object' || typeof v === 'function');
+    const i = isObj(init) ? init : undefined;
+    const h = isObj(host) ? host : undefined;
+    core.value(init);
+    core.unit(i?.abortSignal instanceof AbortSignal ? 1 : 0);
+    core.value(i?.type);
+    core.value(i?.dryRun);
+    core.value(host);
+    for (const f of FNS) core.value(h?.[f]);
+    const et = h?.eventTypes;
+    core.value(et);
+    for (const k of EVENT_KEYS) core.value(isObj(et) ? et[k] : undefined);
+    return core.flush();
+  }
+
+  function runTakeover(init, host) {
+    const id = ex.tk_driver_start(describe(init, host));
+    core.refs.length = 0;
+    if (id < 0) return Promise.reject(fail());
+    return drive(id, init, host);
+  }
+
+  async function drive(id, init, host) {
+    const held = { slot: null, snapshot: undefined, snapText: '', snapReasoning: '', outcome: null, cleanupResult: undefined, cleaned: null };
+    let payload;
+    let winner = null;
+    const type = init.type;
+
+    const resolveArg = (a, act, live) => {
+      switch (a) {
+        case A.SLOT: return held.slot;
+        case A.TYPE: return type;
+        case A.PAYLOAD: return payload;
+        case A.TOKEN: return init.generationToken;
+        case A.FINAL_TEXT: return held.outcome.finalText;
+        case A.FINAL_REASONING: return held.outcome.finalReasoning;
+        case A.CLEANED: return held.cleaned;
+        case A.SNAP_TEXT: return held.snapText;
+        case A.SNAP_REASONING: return held.snapReasoning;
+        case A.TYPE_OBJ: return { type };
+        case A.CLEANUP_OBJ: return { type, isContinue: init.isContinue };
+        case A.AFTER_OBJ: return { type, text: held.cleaned };
+        case A.EVENT_DEFAULT: return act.eventDefault;
+        case A.EVENT_OVERRIDE: return host.eventTypes[act.eventKey];
+        default: throw new Error('tavern-core: bad driver argument');
+      }
+    };
+
+    // Execute a host call. Returns [failed, result]; awaits only when Go
+    // said so, and logs a later rejection of a call it does not await.
+    const callHost = async (act, live) => {
+      const args = [];
+      for (const a of act.args) {
+        if (a === A.LIVE) args.push(live[0], live[1]);
+        else args.push(resolveArg(a, act, live));
+      }
+      try {
+        let r = host[act.fnName](...args);
+        if (act.await) r = await r;
+        else if (r !== null && typeof r === 'object' && typeof r.then === 'function') r.then(undefined, (err) => console.error(act.log, err));
+        return [false, r];
+      } catch (err) {
+        console.error(act.log, err);
+        return [true, undefined];
+      }
+    };
+    const callSync = (act, live) => {
+      const args = [];
+      for (const a of act.args) {
+        if (a === A.LIVE) args.push(live[0], live[1]);
+        else args.push(resolveArg(a, act, live));
+      }
+      try {
+        const r = host[act.fnName](...args);
+        if (r !== null && typeof r === 'object' && typeof r.then === 'function') r.then(undefined, (err) => console.error(act.log, err));
+        return [false, r];
+      } catch (err) {
+        console.error(act.log, err);
+        return [true, undefined];
+      }
+    };
+
+    // Live redraw (T57): ask Go, answer its liveness question, run the writes.
+    const liveActions = (answered, live) => {
+      const d = core.decoder(ex.tk_driver_live(id, answered, live));
+      const acts = [];
+      for (let n = d.unit(); n > 0; n--) acts.push(readAction(d));
+      return acts;
+    };
+    const liveUpdate = (text, reasoning) => {
+      let acts = liveActions(0, 0);
+      if (acts.length === 1 && acts[0].store === STORE.LIVE) {
+        const [failed, r] = callSync(acts[0]);
+        acts = liveActions(1, !failed && r === true ? 1 : 0);
+      }
+      for (const act of acts) callSync(act, [text, reasoning]);
+    };
+
+    const claim = (v) => {
+      const slot = slotOf(v);
+      core.begin();
+      core.unit(slot ? 1 : 0);
+      core.f64(slot ? slot.ref : 0);
+      core.value(slot?.owner);
+      core.unit(winner !== null && v === winner ? 1 : 0);
+      const d = core.decoder(ex.tk_claim(id, core.flush()));
+      core.refs.length = 0;
+      const accepted = d.unit() === 1;
+      const ref = d.f64();
+      const warn = d.str();
+      const mismatch = d.str();
+      if (warn) console.warn(warn);
+      if (accepted) {
+        winner = v;
+        slot.ref = ref; // a settled winner's remnant now carries the claim
+        if (mismatch) console.warn(mismatch);
+      }
+    };
+
+    let input = [0, 0, 0, 0, 0]; // failed, live, kind0, kind1, status
+    for (;;) {
+      const n = ex.tk_driver_next(id, ...input);
+      if (n < 0) throw fail();
+      const act = readAction(core.decoder(n));
+      input = [0, 0, 0, 0, 0];
+      switch (act.op) {
+        case OP.DONE: {
+          const r = act.result;
+          if (!r.dispatched || !r.claimed) return { dispatched: r.dispatched, claimed: r.claimed };
+          return {
+            dispatched: true, claimed: true, owner: r.owner, status: r.status,
+            slotId: r.hasSlot ? held.slot : null, text: r.hasText ? held.cleaned : null, stale: r.stale,
+          };
+        }
+        case OP.DISPATCH:
+          // T47: the payload's keys, in order; takeoverHandle is an accessor.
+          payload = {
+            type: init.type,
+            isContinue: init.isContinue,
+            forceName2: init.forceName2,
+            isStreamingEnabled: init.isStreamingEnabled,
+            finalPrompt: init.finalPrompt,
+            generateData: init.generateData,
+            get takeoverHandle() { return winner; },
+            set takeoverHandle(v) { claim(v); },
+            abortSignal: init.abortSignal,
+          };
+          try { await host.emit(GENERATE_TAKEOVER_DISPATCH, payload); } catch (err) { console.error(act.log, err); }
+          break;
+        case OP.CALL: {
+          const [failed, r] = act.await ? await callHost(act) : callSync(act);
+          input[0] = failed ? 1 : 0;
+          if (act.store === STORE.SLOT && !failed) held.slot = r;
+          else if (act.store === STORE.LIVE) input[1] = !failed && r === true ? 1 : 0;
+          else if (act.store === STORE.SNAPSHOT) {
+            held.snapshot = r;
+            input[2] = kindOf(r?.text);
+            input[3] = kindOf(r?.reasoning);
+          } else if (act.store === STORE.CLEANUP) {
+            held.cleanupResult = r;
+            input[2] = kindOf(r);
+          }
+          break;
+        }
+        case OP.WARN: console.warn(act.message); break;
+        case OP.SUBSCRIBE: winner.setOnUpdate(liveUpdate); break;
+        case OP.AWAIT_COMPLETE:
+          held.outcome = await winner.complete;
+          input[4] = STATUS_CODE[held.outcome.status];
+          break;
+        case OP.UNSUBSCRIBE: winner.setOnUpdate(null); break;
+        case OP.USE_SNAPSHOT:
+          held.snapText = act.keep[0] ? held.snapshot.text : '';
+          held.snapReasoning = act.keep[1] ? held.snapshot.reasoning : '';
+          break;
+        case OP.USE_CLEANED:
+          if (act.log) console.error(act.log, new TypeError(act.message));
+          held.cleaned = act.keep[0] ? held.cleanupResult : held.outcome.finalText;
+          break;
+        default: throw new Error('tavern-core: bad driver action');
+      }
+    }
+  }
+
+  // T69: the context installer. Idempotent; other eventTypes keys are kept.
+  function installTakeoverContext(ctx) {
+    if (ex.tk_check_context(kindOf(ctx)) !== 0) throw fail();
+    ctx.createMessageEditorHandle = createMessageEditorHandle;
+    ctx.TakeoverError = TakeoverError;
+    if (ctx.eventTypes === null || ctx.eventTypes === undefined) ctx.eventTypes = {};
+    ctx.eventTypes.GENERATE_TAKEOVER_DISPATCH = GENERATE_TAKEOVER_DISPATCH;
+    return ctx;
+  }
+
+  return { runTakeover, installTakeoverContext, listUnsettledHandles };
+}
