@@ -1,0 +1,278 @@
+// The message editor's route through the Fetch path: the Go handler behind
+// the host module's own Fetch ⇄ net/http bridge, mounted on the harness-like
+// host (S76–S89). The Go httptest suite covers the handler natively; these
+// check the same contract across the bridge and a real Node http server.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { mkdtempSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SessionHost, Agent } from '../session-host.js';
+import { EDITOR_PATHS, VERSION_HEADER, validate, SessionLogError } from '../session-log.js';
+
+const FIX = new URL('../../testdata/sessionlog/', import.meta.url);
+const ORIGIN = 'http://127.0.0.1:4000';
+const VERSION = '1.3.0';
+
+function setup({ agent, authorize, fixture = 'f.jsonl' } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'tavern-route-'));
+  const path = join(dir, 'session.jsonl');
+  copyFileSync(new URL(fixture, FIX), path);
+  const host = new SessionHost({ origin: ORIGIN, version: VERSION, authorize });
+  const session = host.load(path, { agent: agent === undefined ? new Agent() : agent });
+  const handle = host.mountEditor();
+  return { host, session, path, handle, agent: host.agent(session.id) };
+}
+
+function request(op, { body, method, headers = {}, url } = {}) {
+  const isState = op === 'state';
+  const h = { [VERSION_HEADER]: VERSION, ...headers };
+  if (!isState && !('Content-Type' in h)) h['Content-Type'] = 'application/json';
+  for (const k of Object.keys(h)) if (h[k] === undefined) delete h[k];
+  return new Request(url ?? `${ORIGIN}${EDITOR_PATHS[op]}${isState ? '?session=sF' : ''}`, {
+    method: method ?? (isState ? 'GET' : 'POST'),
+    headers: h,
+    body: body === undefined ? undefined : (typeof body === 'string' ? body : JSON.stringify(body)),
+    duplex: 'half',
+  });
+}
+
+async function answer(res) {
+  assert.equal(res.headers.get('content-type'), 'application/json; charset=utf-8');
+  assert.equal(res.headers.get('cache-control'), 'no-store');
+  return { status: res.status, ...(await res.json()) };
+}
+
+const send = async (t, op, opts) => answer(await t.host.fetch(request(op, opts)));
+const edit = (target, text, extra = {}) => ({ body: { session: 'sF', target, text, ...extra } });
+
+test('edit through Fetch writes C21, flushes to disk and wakes nobody (C21, S52)', async () => {
+  const t = setup();
+  const r = await send(t, 'edit', edit({ messageId: 'u1' }, 'q1*'));
+  assert.deepEqual(r, { status: 200, ok: true, value: { unchanged: false, seq: 20, replacedSeq: 2, inFlight: false } });
+  assert.deepEqual(t.agent.followups, []);
+  const disk = readFileSync(t.path);
+  assert.deepEqual(validate(disk), { ok: true, version: 4, events: 21 });
+  const ev = JSON.parse(disk.toString().trimEnd().split('\n').at(-1));
+  assert.deepEqual(ev.surfaceOp, { op: 'replace', startSeq: 2, endSeq: 2 });
+  assert.deepEqual(ev.sourceEventSeqs, [2]);
+  assert.deepEqual(ev.data.source.messageEdit, { originalEventSeq: 2, action: 'edit' });
+  const st = await send(t, 'state');
+  assert.equal(st.status, 200);
+  assert.deepEqual(st.value.userRows[0], { seq: 2, id: 'u1', liveSeq: 20, text: 'q1*', attachments: [], edited: true, undoable: true, regenerable: false, shadowed: false });
+  assert.equal(st.value.hostVersion, VERSION);
+  assert.equal(st.value.formatVersion, 4);
+  // C24: the same text again is unchanged and writes nothing.
+  assert.deepEqual((await send(t, 'edit', edit({ messageId: 'u1' }, 'q1*'))).value, { unchanged: true });
+  assert.equal(t.session.length, 21);
+});
+
+test('regenerate wakes once; a second one is busy until the trigger lands (C47, C48, C49)', async () => {
+  const t = setup();
+  const r = await send(t, 'regenerate', { body: { session: 'sF', target: { messageId: 'u2' }, text: 'Q2' } });
+  assert.deepEqual(r.value, { seq: 20, shadowedSeqs: [15, 17], triggerId: 'tavern-core-message-editor:trigger:20' });
+  assert.deepEqual(t.agent.followups, [{
+    id: 'tavern-core-message-editor:trigger:20', role: 'user',
+    content: [{ type: 'text', text: 'Please respond to the message above.' }],
+    source: { kind: 'plugin:tavern-core-message-editor' },
+  }]);
+  const busy = await send(t, 'regenerate', { body: { session: 'sF', target: { messageId: 'u2' } } });
+  assert.equal(busy.status, 409);
+  assert.equal(busy.error.code, 'agent-busy');
+  assert.equal((await send(t, 'state')).value.wakePending, true);
+  // The harness delivers the trigger and answers (C49).
+  const s = t.session;
+  s.append('turn/start', { turn: 3 });
+  s.append('user/message', t.agent.followups[0], { surfaceOp: 'append', sourceEventSeqs: [21] });
+  s.append('step/start', { turn: 3, step: 1 });
+  s.append('assistant/message', { turn: 3, step: 1, message: { id: 'a4', role: 'assistant', content: [{ type: 'text', text: 'r2b' }], source: { kind: 'model', provider: 'p', model: 'm' } }, stream: [] }, { surfaceOp: 'append' });
+  const st = (await send(t, 'state')).value;
+  assert.equal(st.wakePending, false);
+  assert.deepEqual(st.hiddenSeqs, [17, 22]);
+  assert.equal(st.assistantRows.find((a) => a.seq === 24).regenerable, true);
+});
+
+test('status table across the bridge (S86); refusals write nothing (S76)', async () => {
+  const t = setup();
+  const before = readFileSync(t.path);
+  const cases = [
+    [edit({ messageId: 'u1' }, ''), 400, 'empty-message'],
+    [edit({ messageId: 'rc1' }, 'x'), 400, 'not-user-message'],
+    [{ body: '{"session":' }, 400, 'bad-request'],
+    [{ body: { session: 'sF', target: { messageId: 'u1' }, text: 'x', extra: 1 } }, 400, 'bad-request'],
+    [{ ...edit({ messageId: 'u1' }, 'x'), headers: { 'Content-Type': 'text/plain' } }, 400, 'bad-request'],
+    [{ ...edit({ messageId: 'u1' }, 'x'), headers: { [VERSION_HEADER]: undefined } }, 400, 'bad-request'],
+    [edit({ messageId: 'nope' }, 'x'), 404, 'message-not-found'],
+    [edit({ messageId: 'a1' }, 'x'), 409, 'assistant-immutable'],
+    [{ body: { session: 'sX', target: { messageId: 'u1' }, text: 'x' } }, 409, 'session-not-loaded'],
+    [{ ...edit({ messageId: 'u1' }, 'x'), headers: { Origin: 'https://evil.example' } }, 403, 'forbidden'],
+    [{ ...edit({ messageId: 'u1' }, 'x'), headers: { Host: 'evil.example' } }, 403, 'forbidden'],
+  ];
+  for (const [opts, status, code] of cases) {
+    const r = await send(t, 'edit', opts);
+    assert.equal(r.status, status, `${code}: ${r.error?.message}`);
+    assert.equal(r.ok, false);
+    assert.equal(r.error.code, code);
+  }
+  const get = await answer(await t.host.fetch(request('edit', { method: 'GET' })));
+  assert.equal(get.status, 405);
+  assert.equal(get.error.code, 'method-not-allowed');
+  const skew = await send(t, 'edit', { ...edit({ messageId: 'u1' }, 'x'), headers: { [VERSION_HEADER]: '1.2.0' } });
+  assert.equal(skew.status, 409);
+  assert.equal(skew.error.code, 'version-skew');
+  assert.equal(skew.error.message, 'The host runs tavern-core-message-editor 1.3.0 but this page runs 1.2.0. Restart DeepSeek Harness to load the new version; no data was changed.');
+  assert.equal(t.session.length, 20);
+  assert.deepEqual(readFileSync(t.path), before);
+  assert.deepEqual(t.agent.followups, []);
+  // The same origin, or no Origin with the right Host, is processed (C63).
+  assert.equal((await send(t, 'edit', { ...edit({ messageId: 'u1' }, 'ok'), headers: { Origin: ORIGIN } })).status, 200);
+});
+
+test('oversized bodies are refused before or while reading (C64)', async () => {
+  const t = setup();
+  const pad = (n) => {
+    const base = JSON.stringify({ session: 'sF', target: { messageId: 'u1' }, text: '' });
+    return base.replace('"text":""', `"text":"${'x'.repeat(n - base.length)}"`);
+  };
+  const exact = pad(65536);
+  assert.equal(Buffer.byteLength(exact), 65536);
+  assert.equal((await send(t, 'edit', { body: exact })).status, 200);
+  const over = await send(t, 'edit', { body: pad(65537) });
+  assert.equal(over.status, 413);
+  assert.equal(over.error.code, 'too-large');
+  // A body without Content-Length is read through the limit: the stream
+  // is cancelled after 65,537 bytes, never buffered whole.
+  let pulled = 0;
+  const stream = new ReadableStream({
+    pull(c) {
+      pulled += 16384;
+      if (pulled > 1 << 22) { c.close(); return; }
+      c.enqueue(new Uint8Array(16384).fill(0x20));
+    },
+  });
+  const streamed = await answer(await t.host.fetch(new Request(`${ORIGIN}${EDITOR_PATHS.edit}`, {
+    method: 'POST', body: stream, duplex: 'half',
+    headers: { 'Content-Type': 'application/json', [VERSION_HEADER]: VERSION },
+  })));
+  assert.equal(streamed.status, 413);
+  assert.ok(pulled < 1 << 20, `pulled ${pulled} bytes`);
+  assert.equal(t.session.length, 21);
+});
+
+test('compaction lock, unsupported format, missing agent (C38, C61)', async () => {
+  const t = setup();
+  t.session.append('compaction/start', { compactionId: 'k1', turn: null });
+  const locked = await send(t, 'edit', edit({ messageId: 'u2' }, 'x'));
+  assert.equal(locked.status, 423);
+  assert.equal(locked.error.code, 'compaction-open');
+  assert.equal((await send(t, 'state')).value.compactionOpen, true);
+
+  const noAgent = setup({ agent: null });
+  assert.equal((await send(noAgent, 'edit', edit({ messageId: 'u1' }, 'x'))).error.code, 'session-not-loaded');
+
+  const dir = mkdtempSync(join(tmpdir(), 'tavern-route-'));
+  const p3 = join(dir, 'v3.jsonl');
+  writeFileSync(p3, '{"type":"session","version":3,"id":"sF","createdAt":0,"cwd":"/w"}\n');
+  const v3host = new SessionHost({ origin: ORIGIN, version: VERSION });
+  v3host.load(p3);
+  v3host.mountEditor();
+  const r = await answer(await v3host.fetch(request('edit', edit({ messageId: 'u1' }, 'x'))));
+  assert.equal(r.status, 409);
+  assert.equal(r.error.code, 'unsupported-format');
+});
+
+test('auth hook: sync or async, refusal is 401 after the origin check (S85)', async () => {
+  let allow = false;
+  const t = setup({ authorize: async (req) => { assert.ok(req instanceof Request); return allow; } });
+  const denied = await send(t, 'edit', edit({ messageId: 'u1' }, 'x'));
+  assert.equal(denied.status, 401);
+  assert.equal(denied.error.code, 'unauthorized');
+  // Transport order: a foreign origin is forbidden before auth runs.
+  assert.equal((await send(t, 'edit', { ...edit({ messageId: 'u1' }, 'x'), headers: { Origin: 'https://evil.example' } })).status, 403);
+  allow = true;
+  assert.equal((await send(t, 'edit', edit({ messageId: 'u1' }, 'x'))).status, 200);
+});
+
+test('a rejected append, a failed flush, a failed followup are internal (C60, C66)', async () => {
+  const t = setup();
+  const realAppend = t.session.append.bind(t.session);
+  t.session.append = () => { throw new Error('X-harness-refused'); };
+  const rejected = await send(t, 'edit', edit({ messageId: 'u1' }, 'x'));
+  assert.equal(rejected.status, 500);
+  assert.equal(rejected.error.code, 'internal');
+  assert.match(rejected.error.message, /X-harness-refused/);
+  assert.equal(t.session.length, 20);
+  t.session.append = realAppend;
+
+  t.session.flush = async () => { throw new Error('disk full'); };
+  const unflushed = await send(t, 'edit', edit({ messageId: 'u1' }, 'y'));
+  assert.equal(unflushed.status, 500);
+  assert.match(unflushed.error.message, /unconfirmed/);
+  assert.equal(t.session.length, 21);
+
+  const f = setup({ agent: new Agent({ onFollowup: () => Promise.reject(new Error('agent gone')) }) });
+  const woke = await send(f, 'regenerate', { body: { session: 'sF', target: { messageId: 'u2' } } });
+  assert.equal(woke.status, 500);
+  assert.match(woke.error.message, /could not be woken/);
+  assert.equal(f.session.length, 21);
+});
+
+test('concurrent edits run one at a time, each on the other\'s result (C62)', async () => {
+  const t = setup();
+  const [a, b] = await Promise.all([
+    send(t, 'edit', edit({ messageId: 'u1' }, 'A')),
+    send(t, 'edit', edit({ messageId: 'u1' }, 'B')),
+  ]);
+  assert.equal(a.value.seq, 20);
+  assert.equal(b.value.seq, 21);
+  const events = t.session.snapshot();
+  assert.deepEqual(events[21].surfaceOp, { op: 'replace', startSeq: 20, endSeq: 20 });
+  assert.equal((await send(t, 'state')).value.userRows[0].text, 'B');
+});
+
+test('activation registers the four exact paths once (S82, C65)', () => {
+  const t = setup();
+  assert.deepEqual([...t.host.routes.keys()].sort(), Object.values(EDITOR_PATHS).sort());
+  const e = (() => { try { t.host.mountEditor(); } catch (err) { return err; } })();
+  assert.ok(e instanceof SessionLogError);
+  assert.equal(e.code, 'already-active');
+  assert.equal(e.message, 'tavern-core-message-editor is already active in this host');
+});
+
+test('through a real Node http server on 127.0.0.1: edit, cross-origin, skew, oversized', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tavern-route-'));
+  const path = join(dir, 'session.jsonl');
+  copyFileSync(new URL('f.jsonl', FIX), path);
+  const server = http.createServer();
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const origin = `http://127.0.0.1:${server.address().port}`;
+  const host = new SessionHost({ origin, version: VERSION });
+  host.load(path);
+  host.mountEditor();
+  server.on('request', host.listener());
+  try {
+    const post = (body, headers = {}) => fetch(`${origin}${EDITOR_PATHS.edit}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', [VERSION_HEADER]: VERSION, ...headers },
+      body,
+    });
+    const body = JSON.stringify({ session: 'sF', target: { messageId: 'u1' }, text: 'over http' });
+    const ok = await post(body, { Origin: origin });
+    assert.equal(ok.status, 200);
+    assert.equal((await ok.json()).value.seq, 20);
+    assert.equal((await post(body, { Origin: 'https://evil.example' })).status, 403);
+    const skew = await post(body, { [VERSION_HEADER]: '0.0.1' });
+    assert.equal(skew.status, 409);
+    assert.equal((await skew.json()).error.code, 'version-skew');
+    const big = await post(JSON.stringify({ session: 'sF', target: { messageId: 'u1' }, text: 'x'.repeat(70000) }));
+    assert.equal(big.status, 413);
+    const state = await fetch(`${origin}${EDITOR_PATHS.state}?session=sF`, { headers: { [VERSION_HEADER]: VERSION } });
+    assert.equal((await state.json()).value.userRows[0].text, 'over http');
+    const miss = await fetch(`${origin}${EDITOR_PATHS.edit}/x`, { method: 'POST' });
+    assert.equal(miss.status, 404); // exact paths only; the client reads this as skew (S88)
+    assert.deepEqual(validate(readFileSync(path)), { ok: true, version: 4, events: 21 });
+  } finally {
+    await new Promise((r) => server.close(r));
+  }
+});
