@@ -1,107 +1,90 @@
-// The demo page: a tiny host plus a stand-in plugin. The plugin writes a
-// reply into a message editor handle; the host draws it live through
-// setOnUpdate and reacts to the handle's outcome.
-import { createMessageEditorHandle } from '../message-takeover.js';
-import { streamReply } from './backend.js';
+// The demo page: the SillyTavern-style host (st-host.js) drawn into the
+// DOM, the demo plugin installed on its context, the chat loaded from and
+// saved to the demo server.
+import { createTavernHost } from './st-host.js';
+import { installDemoPlugin } from './plugin.js';
+import { plainReply } from './backend.js';
 
 const chatEl = document.getElementById('chat');
 const form = document.getElementById('composer');
 const input = document.getElementById('input');
-const stopBtn = document.getElementById('stop');
-const discardBtn = document.getElementById('discard');
 const statusEl = document.getElementById('status');
+const buttons = ['send', 'regenerate', 'swipe', 'continue'].map((id) => document.getElementById(id));
+const stopBtn = document.getElementById('stop');
+const failBox = document.getElementById('fail');
+const takeoverBox = document.getElementById('takeover');
 
-const chat = []; // { role, text, reasoning, status }
-let turn = null; // { handle, controller }
+const chat = await (await fetch('/api/chat')).json();
+
+async function save(messages) {
+  const res = await fetch('/api/chat', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(messages) });
+  if (!res.ok) throw new Error(`saving the chat failed: ${res.status}`);
+}
 
 function bubble(i) {
   let li = chatEl.children[i];
   if (!li) {
     li = document.createElement('li');
-    li.innerHTML = '<span class="reasoning"></span><span class="text"></span><span class="badge" hidden></span>';
+    li.innerHTML = '<span class="name"></span><span class="reasoning"></span><span class="text"></span><span class="swipes"></span>';
     chatEl.append(li);
   }
   return li;
 }
 
+function render(i) {
+  while (chatEl.children.length > chat.length) chatEl.lastChild.remove();
+  for (let j = Math.min(i, chat.length); j < chat.length; j++) draw(j);
+}
+
 function draw(i) {
   const m = chat[i];
   const li = bubble(i);
-  li.className = `msg ${m.role}${m.status === 'streaming' ? ' streaming' : ''}`;
-  li.dataset.status = m.status ?? '';
-  li.querySelector('.reasoning').textContent = m.reasoning ?? '';
-  li.querySelector('.text').textContent = m.text;
-  const badge = li.querySelector('.badge');
-  badge.hidden = !(m.status === 'aborted');
-  badge.textContent = m.status === 'aborted' ? 'stopped' : '';
+  li.className = `msg ${m.is_user ? 'user' : 'assistant'}`;
+  li.querySelector('.name').textContent = m.name;
+  li.querySelector('.reasoning').textContent = m.extra?.reasoning ?? '';
+  li.querySelector('.text').textContent = m.mes;
+  li.querySelector('.swipes').textContent = m.swipes && m.swipes.length > 1 ? `${m.swipe_id + 1}/${m.swipes.length}` : '';
 }
 
-function redrawAll() {
-  while (chatEl.children.length > chat.length) chatEl.lastChild.remove();
-  chat.forEach((_, i) => draw(i));
+function setLocked(locked) {
+  for (const b of buttons) b.disabled = locked;
+  stopBtn.disabled = !locked;
+  const last = chat.at(-1);
+  const canRework = !locked && last && !last.is_user;
+  for (const id of ['regenerate', 'swipe', 'continue']) document.getElementById(id).disabled = !canRework;
+  document.body.dataset.busy = locked ? 'true' : 'false';
 }
 
-function setBusy(busy) {
-  stopBtn.disabled = !busy;
-  discardBtn.disabled = !busy;
-  form.querySelector('#send').disabled = busy;
+const tavern = createTavernHost({ chat, save, render: (i) => render(i), setLocked, fallback: plainReply });
+installDemoPlugin(tavern.getContext(), { shouldTakeover: () => takeoverBox.checked, failNext: () => failBox.checked });
+
+async function generate(type) {
+  statusEl.textContent = `${type}: streaming…`;
+  const res = await tavern.Generate(type);
+  statusEl.textContent = res.claimed ? `${type}: ${res.status}${res.stale ? ' (stale)' : ''}` : `${type}: answered without takeover`;
+  statusEl.dataset.status = res.claimed ? res.status : 'plain';
+  render(0);
+  setLocked(tavern.locked);
 }
 
-// The stand-in plugin: claims the turn and streams into the handle, as the
-// seed's example does (abort keeps the partial; a hard failure discards).
-async function plugin(handle, prompt, signal) {
-  try {
-    for await (const chunk of streamReply(prompt, signal)) {
-      if (chunk.type === 'reasoning') handle.appendReasoning(chunk.delta);
-      else handle.setText(handle.getText() + chunk.delta);
-    }
-    await handle.commit();
-  } catch (err) {
-    if (handle.isSettled()) return; // discarded by the user
-    if (err?.name === 'AbortError' || signal.aborted) await handle.abort();
-    else await handle.discard();
-  }
-}
-
-async function send(text) {
-  chat.push({ role: 'user', text });
-  const slot = chat.push({ role: 'assistant', text: '', reasoning: '', status: 'streaming' }) - 1;
-  redrawAll();
-  const controller = new AbortController();
-  const handle = createMessageEditorHandle({ generationType: 'normal', abortSignal: controller.signal, owner: 'demo-plugin' });
-  turn = { handle, controller };
-  handle.setOnUpdate((t, r) => {
-    chat[slot].text = t;
-    chat[slot].reasoning = r;
-    draw(slot);
-  });
-  setBusy(true);
-  statusEl.textContent = 'streaming…';
-  plugin(handle, text, controller.signal);
-  const outcome = await handle.complete;
-  handle.setOnUpdate(null);
-  if (outcome.status === 'discarded') {
-    chat.splice(slot, 1); // roll back the placeholder
-  } else {
-    Object.assign(chat[slot], { text: outcome.finalText, reasoning: outcome.finalReasoning, status: outcome.status });
-  }
-  redrawAll();
-  statusEl.textContent = `last reply: ${outcome.status}`;
-  turn = null;
-  setBusy(false);
-}
-
-form.addEventListener('submit', (e) => {
+form.addEventListener('submit', async (e) => {
   e.preventDefault();
   const text = input.value.trim();
-  if (!text || turn) return;
+  if (!text || tavern.locked) return;
   input.value = '';
-  send(text);
+  chat.push({ name: 'You', is_user: true, mes: text, extra: {} });
+  render(chat.length - 1);
+  await save(chat);
+  await generate('normal');
 });
 input.addEventListener('keydown', (e) => {
   if (e.key === 'Enter' && !e.shiftKey) { e.preventDefault(); form.requestSubmit(); }
 });
-stopBtn.addEventListener('click', () => turn?.controller.abort());
-discardBtn.addEventListener('click', () => { turn?.handle.discard(); turn?.controller.abort(); });
+stopBtn.addEventListener('click', () => tavern.stop());
+for (const type of ['regenerate', 'swipe', 'continue']) {
+  document.getElementById(type).addEventListener('click', () => generate(type));
+}
 
+render(0);
+setLocked(false);
 document.body.dataset.ready = 'true';

@@ -16,9 +16,9 @@ export function browserAvailable() {
   return false;
 }
 
-export async function openDemo(t) {
+export async function openDemo(t, { dataDir } = {}) {
   const { chromium } = await import('playwright-core');
-  const { server, url } = await startDemoServer({ port: 0 });
+  const { server, url } = await startDemoServer({ port: 0, dataDir: dataDir ?? mkdtempSync(join(tmpdir(), 'tavern-demo-')) });
   const profile = mkdtempSync(join(tmpdir(), 'tavern-e2e-'));
   // A fresh profile directory per run (playwright passes it as
   // --user-data-dir).
