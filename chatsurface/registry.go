@@ -140,3 +140,12 @@ func (r *Registry) freeze() error {
 	}
 	return nil
 }
+
+// FaultError is the stored participant fault, or nil (the bridge keeps its JS
+// objects alive while it exists, C23, C108).
+func (r *Registry) FaultError() error {
+	if r.fault == nil {
+		return nil
+	}
+	return r.fault
+}

@@ -56,6 +56,7 @@ export async function instantiate(options = {}) {
   core.takeoverHost = createTakeoverHostApi(core);
   let ready = false;
   globalThis.__tavernCoreBoot = {
+    chatSurface: (core.surface = { FAIL: Object.freeze({}), INTERNAL: Object.freeze({}) }), // filled by chat-surface.js
     takeover: core.takeoverFx,
     ops: core.opsFx,
     ready() { ready = true; },

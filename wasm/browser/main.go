@@ -17,6 +17,7 @@ func main() {
 	g.Delete("__tavernCoreBoot")
 	takeoverFx = newTakeoverEdge(boot.Get("takeover"))
 	newOpsEdge(boot.Get("ops"))
+	newSurfaceEdge(boot.Get("chatSurface"))
 	boot.Call("ready")
 	select {}
 }

@@ -1,0 +1,275 @@
+// The chat surface (spec/chatsurface.md): `installChatSurfaceApi` for the
+// frozen `window.__TAURITAVERN__.api.chatSurface`, and `createChatSurfaceHost`
+// for the host page. Importable on its own (top-level await on the shared
+// core). Every rule lives in Go (chatsurface/, wasm/browser/chatsurface.go);
+// this file converts values, keeps the message-id WeakMap (C4), holds the JS
+// values Go names by ref, creates AbortControllers, frozen contexts and
+// Error objects, and runs frames and timers through the host's scheduler.
+import { sharedCore } from './core.js';
+
+const core = await sharedCore();
+const fx = core.surface; // the effects object Go filled with its entry points
+const { FAIL, INTERNAL } = fx;
+const ERRORS = [Error, TypeError, RangeError];
+
+// ---- errors Go hands over ----
+let pending; // the error Go asked to throw
+fx.fail = (v) => { pending = v; };
+function check(r) {
+  if (r === FAIL) { const e = pending; pending = undefined; throw e; }
+  if (r === INTERNAL) throw core.takeError({ internal: Error });
+  return r;
+}
+fx.makeError = (cls, addr, n, hasCause, cause) => {
+  const Ctor = ERRORS[cls] ?? Error;
+  const msg = core.string(addr, n);
+  return hasCause ? new Ctor(msg, { cause }) : new Ctor(msg);
+};
+
+// ---- values Go names by ref: hooks, activate functions, disposers, thrown values ----
+const refs = new Map();
+let nextRef = 0;
+function addRef(v) { refs.set(++nextRef, v); return nextRef; }
+fx.addRef = addRef;
+fx.ref = (id) => refs.get(id);
+fx.release = (id) => { refs.delete(id); };
+
+// C6: a thrown value and its error value.
+function errorValue(v) {
+  let isErr = false;
+  try { isErr = v instanceof Error; } catch { /* counts as false */ }
+  if (isErr) return v;
+  let text = '';
+  try { text = String(v); } catch {
+    try { text = Object.prototype.toString.call(v); } catch { text = ''; }
+  }
+  return new Error(text);
+}
+function recordThrow(v) {
+  fx.tRef = addRef(v);
+  const ev = errorValue(v);
+  fx.tErr = ev === v ? fx.tRef : addRef(ev);
+}
+fx.hold = recordThrow;
+
+// C5: undefined, thenable, function, disposable, other → kind + ref*8.
+function classify(v) {
+  if (v === undefined) return 0;
+  const obj = v !== null && (typeof v === 'object' || typeof v === 'function');
+  if (obj && typeof v.then === 'function') return 1;
+  if (typeof v === 'function') return 2 + addRef(v) * 8;
+  if (obj && typeof v.dispose === 'function') return 3 + addRef(v) * 8;
+  return 4;
+}
+function call(fn, ...args) {
+  try { return classify(fn.call(undefined, ...args)); } catch (e) { recordThrow(e); return -1; }
+}
+
+// ---- strings into Go's buffer (exact UTF-16) ----
+let strPending = '';
+function writeStr(s, addr, room) {
+  strPending = s;
+  if (s.length <= room) fx.flushStr(addr);
+  return s.length;
+}
+fx.flushStr = (addr) => {
+  const s = strPending;
+  const u = core.read(addr, s.length);
+  for (let i = 0; i < s.length; i++) u[i] = s.charCodeAt(i);
+  strPending = '';
+};
+fx.str = (s, addr, room) => writeStr(s, addr, room);
+fx.toStr = (v, addr, room) => {
+  let s;
+  try { s = String(v); } catch (e) { recordThrow(e); return -1; }
+  return writeStr(s, addr, room);
+};
+fx.keys = (o) => Object.keys(o);
+fx.get = (o, name) => { try { return o[name]; } catch (e) { recordThrow(e); return FAIL; } };
+fx.isBigInt = (v) => typeof v === 'bigint';
+fx.isElement = (v) => v !== null && typeof v === 'object' && v.nodeType === 1;
+fx.freezeDeep = function freezeDeep(o) {
+  if (o !== null && typeof o === 'object' && !(o instanceof Error) && !Object.isFrozen(o)) {
+    for (const k of Object.keys(o)) freezeDeep(o[k]);
+    Object.freeze(o);
+  }
+  return o;
+};
+
+// ---- signals (C8) ----
+const signals = new Map();
+let nextSignal = 0;
+fx.newSignal = () => { signals.set(++nextSignal, new AbortController()); return nextSignal; };
+fx.abort = (id, reason) => { signals.get(id)?.abort(reason); };
+fx.releaseSignal = (id) => { signals.delete(id); };
+const signalOf = (id) => signals.get(id)?.signal;
+
+// ---- message ids (C4) ----
+const messageIds = new WeakMap();
+let nextMessage = 0;
+const isObject = (m) => m !== null && (typeof m === 'object' || typeof m === 'function');
+function idOf(m) {
+  let id = messageIds.get(m);
+  if (id === undefined) { id = ++nextMessage; messageIds.set(m, id); }
+  return id;
+}
+
+// ---- hosts ----
+const hosts = new Map(); // Go's host id → the host's JS callbacks
+
+// The structural pass (fast lane): ids written into Go's buffer, two units
+// each. -1: chat[fx.bad] is not an object; -2: getMessages threw.
+fx.messages = (h, addr, room) => {
+  const H = hosts.get(h);
+  let list = H.pass;
+  H.pass = undefined;
+  if (list === undefined) {
+    try { list = H.getMessages.call(undefined); } catch (e) { recordThrow(e); return -2; }
+  }
+  let n;
+  try { n = list.length; } catch (e) { recordThrow(e); return -2; }
+  if (n > room) { H.pass = list; return n; }
+  const u = core.read(addr, 2 * n);
+  for (let i = 0; i < n; i++) {
+    const m = list[i];
+    if (!isObject(m)) { fx.bad = i; return -1; }
+    const id = idOf(m);
+    u[2 * i] = id & 0xffff;
+    u[2 * i + 1] = id >>> 16;
+  }
+  H.last = list;
+  return n;
+};
+fx.messageAt = (h, i) => {
+  try {
+    const m = hosts.get(h).getMessages.call(undefined)[i];
+    return isObject(m) ? idOf(m) : 0;
+  } catch (e) { recordThrow(e); return -1; }
+};
+fx.count = (h) => {
+  try { return hosts.get(h).getMessages.call(undefined).length; } catch (e) { recordThrow(e); return -1; }
+};
+// The live object with id at mesid (C4): chat[mesid] now, else the one seen
+// at the last structural pass.
+function messageOf(H, id, mesid) {
+  const m = H.getMessages.call(undefined)[mesid];
+  if (isObject(m) && messageIds.get(m) === id) return m;
+  return H.last?.find((x) => isObject(x) && messageIds.get(x) === id);
+}
+fx.materialize = (h, id, mesid) => {
+  const H = hosts.get(h);
+  try { return H.materialize.call(undefined, messageOf(H, id, mesid), mesid); } catch (e) { recordThrow(e); return FAIL; }
+};
+fx.format = (h, id, mesid) => {
+  const H = hosts.get(h);
+  try { return String(H.formatMessage.call(undefined, messageOf(H, id, mesid), mesid)); } catch (e) { recordThrow(e); return FAIL; }
+};
+fx.prepare = (h, hook, mesid, content, seq, pidx) => {
+  const claims = Object.freeze({
+    claim(source, activate) {
+      check(fx.claim(h, seq, pidx, source, typeof activate === 'function' ? addRef(activate) : 0));
+    },
+  });
+  return call(refs.get(hook), Object.freeze({ mesid, content }), claims);
+};
+fx.connected = (hook, mesid, element, content, sig) =>
+  call(refs.get(hook), Object.freeze({ mesid, element, content, signal: signalOf(sig) }));
+fx.activate = (fn, source, mesid, element, content, sig) =>
+  call(refs.get(fn), Object.freeze({ source, mesid, element, content, signal: signalOf(sig) }));
+fx.dispose = (ref) => {
+  const d = refs.get(ref);
+  if (typeof d === 'function') return call(d);
+  try { return classify(d.dispose()); } catch (e) { recordThrow(e); return -1; }
+};
+fx.onFault = (h, err) => {
+  const f = hosts.get(h)?.onFault;
+  if (typeof f === 'function') {
+    try { f.call(undefined, err); } catch { /* the fault is recorded; a failing observer changes nothing */ }
+  }
+};
+// Frames and timers: the host's four scheduler functions, captured at
+// creation (C140); ids are the facade's, so any native handle type works.
+function schedule(h, table, start, fire) {
+  const H = hosts.get(h);
+  const id = ++H.nextTimer;
+  table(H).set(id, start(H, () => { table(H).delete(id); fire(h, id); }));
+  return id;
+}
+function cancel(h, table, stop, id) {
+  const H = hosts.get(h);
+  if (!H || !table(H).has(id)) return;
+  const native = table(H).get(id);
+  table(H).delete(id);
+  stop(H, native);
+}
+const frames = (H) => H.frames;
+const timers = (H) => H.timers;
+const enter = (f) => (h, id) => { check(f(h, id)); };
+fx.requestFrame = (h) => schedule(h, frames, (H, cb) => H.raf.call(globalThis, cb), enter(fx.frame));
+fx.cancelFrame = (h, id) => cancel(h, frames, (H, n) => H.caf.call(globalThis, n), id);
+fx.setTimeout = (h, ms) => schedule(h, timers, (H, cb) => H.st.call(globalThis, cb, ms), enter(fx.timer));
+fx.clearTimeout = (h, id) => cancel(h, timers, (H, n) => H.ct.call(globalThis, n), id);
+fx.disposed = () => {};
+
+// ---- the extension API (C11–C16) ----
+function isManagedOwnershipRequired() { return fx.managed(); }
+function registerParticipant(definition) {
+  const index = check(fx.register(definition));
+  return Object.freeze({ fault(error) { fx.fault(index, error); } });
+}
+function registerContentProcessor(definition) { check(fx.processor(definition)); }
+const api = Object.freeze({ protocolVersion: 1, isManagedOwnershipRequired, registerParticipant, registerContentProcessor });
+
+/** Install `target.__TAURITAVERN__.api.chatSurface` (C11, C12). */
+export function installChatSurfaceApi(target, options) {
+  const managed = options !== null && typeof options === 'object' ? options.managed : undefined;
+  const tauri = target.__TAURITAVERN__;
+  const apiProp = tauri !== null && typeof tauri === 'object' ? tauri.api : undefined;
+  check(fx.install(managed, tauri, apiProp));
+  // Go accepted: write steps 4–5.
+  let t = tauri;
+  if (t === undefined || t === null) t = target.__TAURITAVERN__ = {};
+  if (t.api === undefined || t.api === null) t.api = {};
+  t.api.chatSurface = api;
+  return api;
+}
+
+const OP = {
+  open: 0, render: 1, update: 2, jump: 3, scrollToEnd: 4, held: 5, refresh: 6, reset: 7,
+  dispose: 8, element: 9, fault: 10, snapshot: 11,
+};
+
+/** Create the host controller (C140–C143). */
+export function createChatSurfaceHost(options) {
+  const o = options !== null && typeof options === 'object' ? options : {};
+  const id = check(fx.createHost(o));
+  const pick = (name) => (o[name] === undefined ? globalThis[name] : o[name]);
+  hosts.set(id, {
+    getMessages: o.getMessages, materialize: o.materialize, formatMessage: o.formatMessage, emit: o.emit,
+    onFault: o.onFault, raf: pick('requestAnimationFrame'), caf: pick('cancelAnimationFrame'),
+    st: pick('setTimeout'), ct: pick('clearTimeout'),
+    frames: new Map(), timers: new Map(), nextTimer: 0, pass: undefined, last: undefined,
+  });
+  const op = (code, a, b) => check(fx.op(id, code, a, b));
+  return Object.freeze({
+    open() { op(OP.open); return Promise.resolve(); },
+    render(opts) {
+      const r = opts !== null && typeof opts === 'object' ? opts : {};
+      op(OP.render, Array.isArray(r.replace) ? r.replace : undefined, r.first);
+      return Promise.resolve();
+    },
+    updateContent(mesid, opts) {
+      return op(OP.update, mesid, opts !== null && typeof opts === 'object' ? opts.transient : undefined);
+    },
+    finishContent() { return check(fx.finish()); },
+    jumpToMessage(mesid) { return op(OP.jump, mesid); },
+    scrollToEnd() { op(OP.scrollToEnd); },
+    setProjectionHeld(held) { op(OP.held, held); },
+    refreshLayout() { op(OP.refresh); },
+    resetEpoch() { op(OP.reset); },
+    getMessageElement(mesid) { return op(OP.element, mesid); },
+    getFault() { return op(OP.fault); },
+    snapshot() { return op(OP.snapshot); },
+    dispose() { op(OP.dispose); },
+  });
+}

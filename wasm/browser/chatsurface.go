@@ -1,0 +1,711 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"strings"
+	"syscall/js"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"tavern-core/bridge"
+	"tavern-core/chatsurface"
+	"tavern-core/chatsurface/domjs"
+)
+
+// The chat surface edge (spec/chatsurface.md). The core decides everything;
+// this file moves values between it and js/chat-surface.js:
+//
+//   - Slow lane (syscall/js): the facade calls the functions newSurfaceEdge
+//     sets on its effects object (install, register, createHost, op, claim,
+//     frame, timer); Go calls the facade's effect functions (hooks, chat[]
+//     access, signals, scheduler, errors). DOM goes through chatsurface/domjs.
+//   - Fast lane: chat[] crosses as ids, never as objects. The structural pass
+//     is one call in which the facade writes every message's WeakMap id into
+//     the shared buffer (bridge.Reserve) as two units; Go reads them without
+//     a js.Value per message. MessageAt and Count are number-only calls.
+//
+// Errors: a Go *Error becomes ONE JS object, memoised by pointer, so the
+// value thrown, getFault(), snapshot().fault, onFault and later causes are
+// identical (C103). A thrown JS value lives in the facade's ref table and is
+// rethrown by identity (C6). Refs for thrown values and memo entries are
+// dropped at the end of each outermost call unless a fault still names them,
+// so memory stays flat.
+
+type surfaceEdge struct {
+	fx       js.Value // the facade's effects object
+	failMark js.Value // returned to the facade when an error is pending
+	internal js.Value // returned when a panic was contained (tc_err holds it)
+	page     *chatsurface.Page
+	hosts    map[int]*surfaceHost
+	nextHost int
+
+	memo   map[*chatsurface.Error]js.Value
+	thrown []chatsurface.Ref
+	depth  int
+}
+
+type surfaceHost struct {
+	id  int
+	h   *chatsurface.Host
+	dom *domjs.DOM
+	cb  *surfaceCallbacks
+}
+
+var surface *surfaceEdge
+
+func newSurfaceEdge(fx js.Value) {
+	e := &surfaceEdge{fx: fx, failMark: fx.Get("FAIL"), internal: fx.Get("INTERNAL"),
+		page: chatsurface.NewPage(), hosts: map[int]*surfaceHost{}, memo: map[*chatsurface.Error]js.Value{}}
+	surface = e
+	set := func(name string, f func(args []js.Value) any) {
+		fx.Set(name, js.FuncOf(func(_ js.Value, args []js.Value) (ret any) {
+			var st int32
+			defer func() {
+				if st != bridge.OK {
+					ret = e.internal
+				}
+			}()
+			defer bridge.Contain(&st)
+			return f(args)
+		}))
+	}
+	set("install", e.install)
+	set("managed", func([]js.Value) any { return e.page.Managed() })
+	set("register", e.register)
+	set("fault", e.participantFault)
+	set("createHost", e.createHost)
+	set("op", e.op)
+	set("claim", e.claim)
+	set("processor", e.processor)
+	set("finish", func([]js.Value) any {
+		return e.fail(&chatsurface.Error{Class: chatsurface.ClassError, Code: "unsupported",
+			Message: "ChatSurface finishContent is not available yet"})
+	})
+	set("frame", func(a []js.Value) any {
+		e.event(a[0].Int(), func(s *surfaceHost) { s.h.Frame(a[1].Int()) })
+		return nil
+	})
+	set("timer", func(a []js.Value) any {
+		e.event(a[0].Int(), func(s *surfaceHost) { s.h.Timer(a[1].Int()) })
+		return nil
+	})
+}
+
+// ---- text ----
+
+// wtf8 converts UTF-16 code units to WTF-8 (lone surrogates kept as their
+// 3-byte encoding), the core's string form.
+func wtf8(u []uint16) string {
+	b := make([]byte, 0, len(u))
+	for i := 0; i < len(u); i++ {
+		c := rune(u[i])
+		if utf16.IsSurrogate(c) && c < 0xDC00 && i+1 < len(u) && u[i+1] >= 0xDC00 && u[i+1] < 0xE000 {
+			b = utf8.AppendRune(b, utf16.DecodeRune(c, rune(u[i+1])))
+			i++
+			continue
+		}
+		if utf16.IsSurrogate(c) {
+			b = append(b, byte(0xE0|c>>12), byte(0x80|(c>>6)&0x3F), byte(0x80|c&0x3F))
+			continue
+		}
+		b = utf8.AppendRune(b, c)
+	}
+	return string(b)
+}
+
+// units converts WTF-8 back to UTF-16 code units.
+func units(s string) []uint16 {
+	out := make([]uint16, 0, len(s))
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c == 0xED && i+2 < len(s) && s[i+1] >= 0xA0 { // an encoded lone surrogate
+			out = append(out, uint16(c&0x0F)<<12|uint16(s[i+1]&0x3F)<<6|uint16(s[i+2]&0x3F))
+			i += 3
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		out = utf16.AppendRune(out, r)
+		i += n
+	}
+	return out
+}
+
+// text reads a string exactly: the facade's fn (str: a string as is; toStr:
+// String(v)) writes its code units into the shared buffer at the address Go
+// gives, or only reports the length when the room is short, and then
+// flushStr writes the same string once Go has grown the buffer. ok is false
+// when the conversion threw.
+func (e *surfaceEdge) text(fn string, v js.Value) (s string, ok bool) {
+	room := len(bridge.Buf())
+	n := e.fx.Call(fn, v, bridge.Addr(), room).Int()
+	if n < 0 {
+		return "", false
+	}
+	if n > room {
+		bridge.Reserve(n)
+		e.fx.Call("flushStr", bridge.Addr())
+	}
+	return wtf8(bridge.Buf()[:n]), true
+}
+
+func (e *surfaceEdge) str(v js.Value) string { s, _ := e.text("str", v); return s }
+
+// ---- values and errors ----
+
+// value describes v for the core; withStr also fills Str with String(v)
+// (a throwing conversion is reported as thrown).
+func (e *surfaceEdge) value(v js.Value, withStr bool) (chatsurface.Value, *chatsurface.JSValue) {
+	var out chatsurface.Value
+	switch v.Type() {
+	case js.TypeUndefined:
+		out = chatsurface.Undefined
+	case js.TypeNull:
+		out = chatsurface.Value{Type: chatsurface.TypeNull}
+	case js.TypeBoolean:
+		out = chatsurface.Bool(v.Bool())
+	case js.TypeNumber:
+		out = chatsurface.Value{Type: chatsurface.TypeNumber, Num: v.Float()}
+	case js.TypeString:
+		out = chatsurface.Value{Type: chatsurface.TypeString}
+	case js.TypeFunction:
+		out = chatsurface.Value{Type: chatsurface.TypeFunction}
+	case js.TypeSymbol:
+		out = chatsurface.Value{Type: chatsurface.TypeSymbol}
+	default:
+		out = chatsurface.Value{Type: chatsurface.TypeObject}
+		if e.fx.Call("isBigInt", v).Bool() {
+			out.Type = chatsurface.TypeBigInt
+		}
+	}
+	if withStr || out.Type == chatsurface.TypeString {
+		str, ok := e.text("toStr", v)
+		if !ok {
+			return out, e.takeThrown()
+		}
+		out.Str = str
+	}
+	return out, nil
+}
+
+// takeThrown names the value the facade just caught (C6): its ref and the
+// ref of its error value.
+func (e *surfaceEdge) takeThrown() *chatsurface.JSValue {
+	ref := chatsurface.Ref(e.fx.Get("tRef").Int())
+	er := chatsurface.Ref(e.fx.Get("tErr").Int())
+	e.thrown = append(e.thrown, ref)
+	if er != ref {
+		e.thrown = append(e.thrown, er)
+	}
+	return &chatsurface.JSValue{Ref: ref, ErrorRef: er}
+}
+
+// result decodes a call's classified result: kind | ref<<3, or -1 thrown.
+func (e *surfaceEdge) result(r js.Value) (chatsurface.Return, *chatsurface.JSValue) {
+	n := r.Int()
+	if n < 0 {
+		return chatsurface.Return{}, e.takeThrown()
+	}
+	return chatsurface.Return{Kind: chatsurface.Kind(n & 7), Ref: chatsurface.Ref(n >> 3)}, nil
+}
+
+// jsError is the JS value of a core error: an *Error's one object, or a
+// thrown value by identity.
+func (e *surfaceEdge) jsError(err error) js.Value {
+	switch x := err.(type) {
+	case nil:
+		return js.Null()
+	case *chatsurface.JSValue:
+		return e.fx.Call("ref", int(x.Ref))
+	case *chatsurface.Error:
+		if v, ok := e.memo[x]; ok {
+			return v
+		}
+		cause := js.Undefined()
+		if x.Cause != nil {
+			cause = e.jsError(x.Cause)
+		}
+		n := bridge.Write(units(x.Message))
+		v := e.fx.Call("makeError", int(x.Class), bridge.Addr(), n, x.Cause != nil, cause)
+		e.memo[x] = v
+		return v
+	}
+	n := bridge.Write(units("tavern-core internal error: " + err.Error()))
+	return e.fx.Call("makeError", 0, bridge.Addr(), n, false, js.Undefined())
+}
+
+// fail hands err to the facade, which throws it.
+func (e *surfaceEdge) fail(err error) js.Value {
+	e.fx.Call("fail", e.jsError(err))
+	return e.failMark
+}
+
+// enter/exit bracket every call into the core: DOM scratch ids and thrown
+// refs live until the outermost exit.
+func (e *surfaceEdge) enter(s *surfaceHost) {
+	e.depth++
+	if s != nil && s.dom != nil {
+		s.dom.Begin()
+	}
+}
+
+func (e *surfaceEdge) exit(s *surfaceHost) {
+	if s != nil && s.dom != nil {
+		s.dom.End()
+	}
+	e.depth--
+	if e.depth > 0 {
+		return
+	}
+	e.depth = 0
+	keep := map[chatsurface.Ref]bool{}
+	live := map[*chatsurface.Error]bool{}
+	var mark func(err error)
+	mark = func(err error) {
+		switch x := err.(type) {
+		case *chatsurface.JSValue:
+			keep[x.Ref], keep[x.ErrorRef] = true, true
+		case *chatsurface.Error:
+			live[x] = true
+			mark(x.Cause)
+		}
+	}
+	mark(e.page.Registry.FaultError())
+	for _, s := range e.hosts {
+		if s.h != nil {
+			mark(s.h.Fault())
+		}
+	}
+	for _, r := range e.thrown {
+		if !keep[r] {
+			e.fx.Call("release", int(r))
+		}
+	}
+	e.thrown = e.thrown[:0]
+	for k := range e.memo {
+		if !live[k] {
+			delete(e.memo, k)
+		}
+	}
+}
+
+// event runs a frame, timer or observer notification for a host.
+func (e *surfaceEdge) event(id int, f func(s *surfaceHost)) {
+	s := e.hosts[id]
+	if s == nil || s.dom == nil {
+		return
+	}
+	e.enter(s)
+	defer e.exit(s)
+	f(s)
+}
+
+// ---- page ----
+
+func (e *surfaceEdge) install(a []js.Value) any {
+	e.enter(nil)
+	defer e.exit(nil)
+	var vals [3]chatsurface.Value
+	for i := range vals {
+		vals[i], _ = e.value(a[i], false)
+	}
+	if err := e.page.Install(vals[0], vals[1], vals[2]); err != nil {
+		return e.fail(err)
+	}
+	return nil
+}
+
+// definition reads a participant definition for Registry.Register (C18).
+type definition struct {
+	e    *surfaceEdge
+	v    js.Value
+	refs []chatsurface.Ref
+}
+
+func (d *definition) Value() chatsurface.Value {
+	v, _ := d.e.value(d.v, false)
+	return v
+}
+
+func (d *definition) OwnKeys() []string {
+	keys := d.e.fx.Call("keys", d.v)
+	out := make([]string, keys.Length())
+	for i := range out {
+		out[i] = d.e.str(keys.Index(i))
+	}
+	return out
+}
+
+func (d *definition) Get(name string, withStr bool) (chatsurface.Value, *chatsurface.JSValue) {
+	r := d.e.fx.Call("get", d.v, name)
+	if r.Equal(d.e.failMark) {
+		return chatsurface.Value{}, d.e.takeThrown()
+	}
+	v, thrown := d.e.value(r, withStr)
+	if thrown == nil && v.Type == chatsurface.TypeFunction {
+		v.Func = chatsurface.Ref(d.e.fx.Call("addRef", r).Int())
+		d.refs = append(d.refs, v.Func)
+	}
+	return v, thrown
+}
+
+func (e *surfaceEdge) register(a []js.Value) any {
+	e.enter(nil)
+	defer e.exit(nil)
+	d := &definition{e: e, v: a[0]}
+	idx, err := e.page.Registry.Register(d)
+	if err != nil {
+		for _, r := range d.refs {
+			e.fx.Call("release", int(r))
+		}
+		return e.fail(err)
+	}
+	return idx
+}
+
+// participantFault is registration.fault(error) (C21): never throws.
+func (e *surfaceEdge) participantFault(a []js.Value) any {
+	e.enter(nil)
+	defer e.exit(nil)
+	e.fx.Call("hold", a[1])
+	e.page.Registry.Fault(a[0].Int(), e.takeThrown())
+	return nil
+}
+
+// processor is registerContentProcessor (C113). The processor chain is a
+// later issue: the call keeps C113's order for the checks that need no
+// chain (preparation started, approximated by the registry freeze that the
+// first materialisation causes; the definition's shape), then refuses
+// clearly instead of registering a processor that would never run.
+func (e *surfaceEdge) processor(a []js.Value) any {
+	if e.page.Registry.Frozen() {
+		return e.fail(&chatsurface.Error{Class: chatsurface.ClassError, Code: chatsurface.CodeRegistration,
+			Message: "ChatSurface content processors must register before the first projection"})
+	}
+	d, shaped := a[0], false
+	if t := d.Type(); t == js.TypeObject || t == js.TypeFunction {
+		id := d.Get("id")
+		shaped = id.Type() == js.TypeString && strings.TrimFunc(e.str(id), unicode.IsSpace) != "" &&
+			d.Get("prepare").Type() == js.TypeFunction
+	}
+	if !shaped {
+		return e.fail(&chatsurface.Error{Class: chatsurface.ClassTypeError, Code: chatsurface.CodeRegistration,
+			Message: "ChatSurface content processor requires an id and prepare function"})
+	}
+	return e.fail(&chatsurface.Error{Class: chatsurface.ClassError, Code: "unsupported",
+		Message: "ChatSurface content processors are not available yet"})
+}
+
+// ---- host ----
+
+func (e *surfaceEdge) createHost(a []js.Value) any {
+	e.enter(nil)
+	defer e.exit(nil)
+	o := a[0]
+	g := js.Global()
+	get := func(name string) chatsurface.Value {
+		v, _ := e.value(o.Get(name), false)
+		return v
+	}
+	root := o.Get("root")
+	opts := chatsurface.HostOptions{
+		GetMessages: get("getMessages"), Materialize: get("materialize"), FormatMessage: get("formatMessage"),
+		Emit: get("emit"), Managed: get("managed"), OnFault: get("onFault"),
+		RequestAnimationFrame: get("requestAnimationFrame"), CancelAnimationFrame: get("cancelAnimationFrame"),
+		SetTimeout: get("setTimeout"), ClearTimeout: get("clearTimeout"),
+		HasMutationObserver: g.Get("MutationObserver").Type() == js.TypeFunction,
+		HasResizeObserver:   g.Get("ResizeObserver").Type() == js.TypeFunction,
+	}
+	opts.RuntimeLimit, _ = e.value(o.Get("runtimeLimit"), false)
+	if e.fx.Call("isElement", root).Bool() {
+		opts.Root = chatsurface.Object("[object Element]")
+	}
+	e.nextHost++
+	s := &surfaceHost{id: e.nextHost}
+	managed := e.page.Managed()
+	s.dom = domjs.New(root, managed, domjs.Handlers{
+		Scroll:    func() { e.event(s.id, func(s *surfaceHost) { s.h.OnScroll() }) },
+		ScrollEnd: func() { e.event(s.id, func(s *surfaceHost) { s.h.OnScrollEnd() }) },
+		Mutation:  func() { e.event(s.id, func(s *surfaceHost) { s.h.OnMutation() }) },
+		Resize: func(roots []chatsurface.Node) {
+			e.event(s.id, func(s *surfaceHost) { s.h.OnResize(roots) })
+		},
+	})
+	s.dom.Begin()
+	var rootID chatsurface.Node
+	if opts.Root.Type == chatsurface.TypeObject {
+		rootID = s.dom.Adopt(root)
+	}
+	s.cb = &surfaceCallbacks{e: e, host: s.id}
+	h, err := e.page.CreateHost(opts, chatsurface.Env{DOM: s.dom, JS: s.cb, Sched: s.cb, Root: rootID})
+	s.dom.End()
+	if err != nil {
+		s.dom.Close()
+		return e.fail(err)
+	}
+	s.h = h
+	e.hosts[s.id] = s
+	return s.id
+}
+
+// Host operation codes, shared with js/chat-surface.js.
+const (
+	opOpen = iota
+	opRender
+	opUpdate
+	opJump
+	opScrollToEnd
+	opHeld
+	opRefresh
+	opReset
+	opDispose
+	opElement
+	opFault
+	opSnapshot
+)
+
+func (e *surfaceEdge) op(a []js.Value) any {
+	s := e.hosts[a[0].Int()]
+	if s == nil {
+		panic("chatsurface: unknown host")
+	}
+	e.enter(s)
+	defer e.exit(s)
+	h := s.h
+	var err error
+	switch a[1].Int() {
+	case opOpen:
+		err = h.Open()
+	case opRender:
+		o := chatsurface.RenderOptions{}
+		if rep := a[2]; rep.Type() == js.TypeObject {
+			for i, n := 0, rep.Length(); i < n; i++ {
+				if v := rep.Index(i); v.Type() == js.TypeNumber {
+					o.Replace = append(o.Replace, v.Int())
+				}
+			}
+		}
+		var thrown *chatsurface.JSValue
+		if o.First, thrown = e.value(a[3], a[3].Type() != js.TypeUndefined); thrown != nil {
+			return e.fail(thrown)
+		}
+		err = h.Render(o)
+	case opUpdate:
+		m, _ := e.value(a[2], false)
+		var mounted bool
+		mounted, err = h.UpdateContent(m, a[3].Truthy())
+		if err == nil {
+			return mounted
+		}
+	case opJump:
+		t, thrown := e.value(a[2], true)
+		if thrown != nil {
+			return e.fail(thrown)
+		}
+		var n chatsurface.Node
+		n, err = h.JumpToMessage(t)
+		if err == nil {
+			return s.dom.Value(n)
+		}
+	case opScrollToEnd:
+		err = h.ScrollToEnd()
+	case opHeld:
+		err = h.SetProjectionHeld(a[2].Truthy())
+	case opRefresh:
+		err = h.RefreshLayout()
+	case opReset:
+		err = h.ResetEpoch()
+	case opDispose:
+		was := h.Snapshot().State == chatsurface.StateDisposed
+		err = h.Dispose()
+		if !was {
+			s.dom.Close()
+			s.dom = nil
+			e.fx.Call("disposed", s.id)
+		}
+	case opElement:
+		m, _ := e.value(a[2], false)
+		if m.Type != chatsurface.TypeNumber || m.Num != float64(int(m.Num)) || s.dom == nil {
+			return js.Null()
+		}
+		return s.dom.Value(h.MessageElement(int(m.Num)))
+	case opFault:
+		return e.jsError(h.Fault())
+	case opSnapshot:
+		return e.snapshot(h)
+	}
+	if err != nil {
+		return e.fail(err)
+	}
+	return nil
+}
+
+func (e *surfaceEdge) snapshot(h *chatsurface.Host) js.Value {
+	sn := h.Snapshot()
+	obj := func() js.Value { return js.Global().Get("Object").New() }
+	ints := func(xs []int) js.Value {
+		a := js.Global().Get("Array").New(len(xs))
+		for i, x := range xs {
+			a.SetIndex(i, x)
+		}
+		return a
+	}
+	o := obj()
+	o.Set("mode", sn.Mode)
+	o.Set("state", string(sn.State))
+	o.Set("messageCount", sn.MessageCount)
+	o.Set("mounted", ints(sn.Mounted))
+	ranges := js.Global().Get("Array").New(len(sn.Ranges))
+	for i, r := range sn.Ranges {
+		x := obj()
+		x.Set("start", r.Start)
+		x.Set("end", r.End)
+		ranges.SetIndex(i, x)
+	}
+	o.Set("ranges", ranges)
+	o.Set("viewport", ints(sn.Viewport))
+	o.Set("followingTail", sn.FollowingTail)
+	o.Set("projectionHeld", sn.ProjectionHeld)
+	rt := obj()
+	rt.Set("mode", sn.Runtime.Mode)
+	rt.Set("maxActive", sn.Runtime.MaxActive)
+	rt.Set("active", sn.Runtime.Active)
+	rt.Set("pending", sn.Runtime.Pending)
+	rt.Set("scheduled", sn.Runtime.Scheduled)
+	rt.Set("suspended", sn.Runtime.Suspended)
+	cands := js.Global().Get("Array").New(len(sn.Runtime.Candidates))
+	for i, c := range sn.Runtime.Candidates {
+		x := obj()
+		x.Set("participantId", c.ParticipantID)
+		x.Set("mesid", c.Mesid)
+		x.Set("state", c.State)
+		cands.SetIndex(i, x)
+	}
+	rt.Set("candidates", cands)
+	o.Set("runtime", rt)
+	o.Set("pendingPreparations", ints(sn.PendingPreparations))
+	o.Set("fault", e.jsError(sn.Fault))
+	return e.fx.Call("freezeDeep", o)
+}
+
+func (e *surfaceEdge) claim(a []js.Value) any {
+	s := e.hosts[a[0].Int()]
+	if s == nil || s.dom == nil {
+		panic("chatsurface: unknown host")
+	}
+	e.enter(s)
+	defer e.exit(s)
+	id := chatsurface.ClaimsID{Seq: int32(a[1].Int()), Participant: int32(a[2].Int())}
+	src := s.dom.Adopt(a[3])
+	if err := s.h.Claim(id, src, chatsurface.Ref(a[4].Int())); err != nil {
+		return e.fail(err)
+	}
+	return nil
+}
+
+// ---- Callbacks and Scheduler ----
+
+type surfaceCallbacks struct {
+	e    *surfaceEdge
+	host int
+}
+
+func (c *surfaceCallbacks) dom() *domjs.DOM { return c.e.hosts[c.host].dom }
+
+func (c *surfaceCallbacks) PrepareContent(hook chatsurface.Ref, mesid int, content chatsurface.Node, cl chatsurface.ClaimsID) (chatsurface.Return, *chatsurface.JSValue) {
+	return c.e.result(c.e.fx.Call("prepare", c.host, int(hook), mesid, c.dom().Value(content), int(cl.Seq), int(cl.Participant)))
+}
+
+func (c *surfaceCallbacks) Connected(hook chatsurface.Ref, mesid int, el, content chatsurface.Node, sig chatsurface.Signal) (chatsurface.Return, *chatsurface.JSValue) {
+	d := c.dom()
+	return c.e.result(c.e.fx.Call("connected", int(hook), mesid, d.Value(el), d.Value(content), int(sig)))
+}
+
+func (c *surfaceCallbacks) Activate(fn chatsurface.Ref, src chatsurface.Node, mesid int, el, content chatsurface.Node, sig chatsurface.Signal) (chatsurface.Return, *chatsurface.JSValue) {
+	d := c.dom()
+	return c.e.result(c.e.fx.Call("activate", int(fn), d.Value(src), mesid, d.Value(el), d.Value(content), int(sig)))
+}
+
+func (c *surfaceCallbacks) Dispose(r chatsurface.Ref) (chatsurface.Return, *chatsurface.JSValue) {
+	return c.e.result(c.e.fx.Call("dispose", int(r)))
+}
+
+func (c *surfaceCallbacks) Release(r chatsurface.Ref) { c.e.fx.Call("release", int(r)) }
+
+// Messages is the fast-lane structural pass: the facade writes the ids into
+// the shared buffer, two units each.
+func (c *surfaceCallbacks) Messages() ([]chatsurface.MessageID, int, *chatsurface.JSValue) {
+	for room := len(bridge.Buf()) / 2; ; {
+		bridge.Reserve(room * 2)
+		n := c.e.fx.Call("messages", c.host, bridge.Addr(), room).Int()
+		switch {
+		case n == -1:
+			return nil, c.e.fx.Get("bad").Int(), nil
+		case n == -2:
+			return nil, -1, c.e.takeThrown()
+		case n > room:
+			room = n
+			continue
+		}
+		u := bridge.Buf()
+		ids := make([]chatsurface.MessageID, n)
+		for i := range ids {
+			ids[i] = chatsurface.MessageID(uint32(u[2*i]) | uint32(u[2*i+1])<<16)
+		}
+		return ids, -1, nil
+	}
+}
+
+func (c *surfaceCallbacks) MessageAt(i int) (chatsurface.MessageID, *chatsurface.JSValue) {
+	n := c.e.fx.Call("messageAt", c.host, i).Int()
+	if n < 0 {
+		return 0, c.e.takeThrown()
+	}
+	return chatsurface.MessageID(n), nil
+}
+
+func (c *surfaceCallbacks) Count() (int, *chatsurface.JSValue) {
+	n := c.e.fx.Call("count", c.host).Int()
+	if n < 0 {
+		return 0, c.e.takeThrown()
+	}
+	return n, nil
+}
+
+func (c *surfaceCallbacks) Materialize(msg chatsurface.MessageID, mesid int) (chatsurface.Node, *chatsurface.JSValue) {
+	r := c.e.fx.Call("materialize", c.host, int(msg), mesid)
+	if r.Equal(c.e.failMark) {
+		return 0, c.e.takeThrown()
+	}
+	return c.dom().Adopt(r), nil
+}
+
+func (c *surfaceCallbacks) FormatMessage(msg chatsurface.MessageID, mesid int) (string, *chatsurface.JSValue) {
+	r := c.e.fx.Call("format", c.host, int(msg), mesid)
+	if r.Equal(c.e.failMark) {
+		return "", c.e.takeThrown()
+	}
+	return r.String(), nil
+}
+
+func (c *surfaceCallbacks) NewSignal() chatsurface.Signal {
+	return chatsurface.Signal(c.e.fx.Call("newSignal").Int())
+}
+
+func (c *surfaceCallbacks) Abort(s chatsurface.Signal, reason string) {
+	c.e.fx.Call("abort", int(s), reason)
+}
+
+func (c *surfaceCallbacks) ReleaseSignal(s chatsurface.Signal) { c.e.fx.Call("releaseSignal", int(s)) }
+
+func (c *surfaceCallbacks) OnFault(f error) { c.e.fx.Call("onFault", c.host, c.e.jsError(f)) }
+
+func (c *surfaceCallbacks) RequestFrame() int { return c.e.fx.Call("requestFrame", c.host).Int() }
+func (c *surfaceCallbacks) CancelFrame(id int) {
+	c.e.fx.Call("cancelFrame", c.host, id)
+}
+func (c *surfaceCallbacks) SetTimeout(ms float64) int {
+	return c.e.fx.Call("setTimeout", c.host, ms).Int()
+}
+func (c *surfaceCallbacks) ClearTimeout(id int) { c.e.fx.Call("clearTimeout", c.host, id) }
