@@ -84,6 +84,25 @@ func (d *Decoder) Units() []uint16 {
 	return s
 }
 
+// View is Value without copying: a string's units alias the buffer, so
+// they are valid only until the buffer changes (the next call out to JS or
+// the next export). Callers that keep a string must copy it.
+func (d *Decoder) View() (jsvalue.Value, uint16) {
+	if d.pos < len(d.u) && d.u[d.pos] == TagString {
+		d.pos++
+		ref := int32(d.u32())
+		n := int(d.u32())
+		if n > len(d.u)-d.pos {
+			panic("bridge: truncated string")
+		}
+		v := jsvalue.Str(d.u[d.pos : d.pos+n : d.pos+n])
+		d.pos += n
+		v.Ref = ref
+		return v, 0
+	}
+	return d.Value()
+}
+
 // Value reads one value; Brand is returned for objects (else 0).
 func (d *Decoder) Value() (jsvalue.Value, uint16) {
 	switch t := d.unit(); t {

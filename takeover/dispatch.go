@@ -55,7 +55,7 @@ func (d *Dispatch) Winner() (owner []uint16, ref int32, ok bool) {
 // OwnerOr is the owner a handle reports: as given, or 'unknown' (T15).
 func OwnerOr(v []uint16) []uint16 {
 	if v == nil {
-		return jsvalue.U("unknown")
+		return unknownOwner
 	}
 	return v
 }

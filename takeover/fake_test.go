@@ -121,7 +121,7 @@ func (w *world) H(mod func(*opts)) *Handle {
 }
 
 func (w *world) create(o opts) (*Handle, *apierr.Error) {
-	h, err := w.k.Create(CreateOpts{Opts: jsvalue.Opaque(jsvalue.Object, 1), GenerationType: o.gen, OriginalText: o.text,
+	h, err := w.k.Create(&CreateOpts{Opts: jsvalue.Opaque(jsvalue.Object, 1), GenerationType: o.gen, OriginalText: o.text,
 		OriginalReasoning: o.reasoning, Signal: o.signal, SignalAborted: o.aborted, FlushIntervalMs: o.interval,
 		Owner: o.owner, SettleOnAbort: o.settle, Now: w.now})
 	if err != nil {

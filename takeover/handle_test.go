@@ -12,15 +12,15 @@ func TestT10T17_CreateValidation(t *testing.T) {
 	w := newWorld(t)
 	base := func() opts { return opts{gen: str("normal")} }
 	// T10: non-object opts.
-	_, err := w.k.Create(CreateOpts{Opts: jsvalue.NullValue()})
+	_, err := w.k.Create(&CreateOpts{Opts: jsvalue.NullValue()})
 	wantErr(t, err, "invalid_argument", "createMessageEditorHandle: opts must be an object; got null")
-	_, err = w.k.Create(CreateOpts{Opts: jsvalue.Num(42)})
+	_, err = w.k.Create(&CreateOpts{Opts: jsvalue.Num(42)})
 	wantErr(t, err, "invalid_argument", "createMessageEditorHandle: opts must be an object; got 42")
 	// T10 + T11 (S6): undefined opts means {} and then the type is missing.
-	_, err = w.k.Create(CreateOpts{Opts: jsvalue.Undef()})
+	_, err = w.k.Create(&CreateOpts{Opts: jsvalue.Undef()})
 	wantErr(t, err, "invalid_generation_type", "opts.generationType required, one of normal, regenerate, swipe, continue; got undefined")
 	// A function is an object.
-	_, err = w.k.Create(CreateOpts{Opts: jsvalue.Opaque(jsvalue.Function, 1), GenerationType: str("swipe")})
+	_, err = w.k.Create(&CreateOpts{Opts: jsvalue.Opaque(jsvalue.Function, 1), GenerationType: str("swipe")})
 	if err != nil {
 		t.Fatalf("function opts: %v", err)
 	}
@@ -641,5 +641,22 @@ func TestQuietWritesAreTrulyNoOps(t *testing.T) {
 	w.settle(h, Committed)
 	if h.Quiet() {
 		t.Fatal("settled handles reject writes")
+	}
+}
+
+// The bridge hands Create views into its shared buffer: what the handle
+// keeps (owner, the continue prefix) must be copies.
+func TestCreateKeepsCopiesOfItsStrings(t *testing.T) {
+	w := newWorld(t)
+	owner, orig := jsvalue.U("plugin"), jsvalue.U("Hello ")
+	h, err := w.k.Create(&CreateOpts{Opts: jsvalue.Opaque(jsvalue.Object, 1), GenerationType: str("continue"),
+		OriginalText: jsvalue.Str(orig), Owner: jsvalue.Str(owner), FlushIntervalMs: jsvalue.Num(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.bufs[h.ID] = &bufs{text: orig, origText: orig}
+	owner[0], orig[0] = 'X', 'X'
+	if jsvalue.GoString(h.Owner) != "plugin" || jsvalue.GoString(h.original) != "Hello " {
+		t.Fatalf("aliased: %q %q", jsvalue.GoString(h.Owner), jsvalue.GoString(h.original))
 	}
 }

@@ -2,6 +2,7 @@ package takeover
 
 import (
 	"math"
+	"slices"
 	"sort"
 
 	"tavern-core/apierr"
@@ -71,6 +72,8 @@ type CreateOpts struct {
 	Now               float64
 }
 
+var unknownOwner = jsvalue.U("unknown")
+
 func argErr(msg []uint16) *apierr.Error {
 	return apierr.NewU(apierr.TakeoverError, "invalid_argument", msg)
 }
@@ -87,7 +90,7 @@ func optString(v jsvalue.Value, name string, def []uint16) ([]uint16, *apierr.Er
 
 // Create validates opts in T17's order and registers a new handle (T10–T18,
 // T35). A failed call registers nothing.
-func (k *Kernel) Create(o CreateOpts) (*Handle, *apierr.Error) {
+func (k *Kernel) Create(o *CreateOpts) (*Handle, *apierr.Error) {
 	if o.Opts.Kind != jsvalue.Undefined && !o.Opts.IsObject() {
 		return nil, argErr(jsvalue.Cat(jsvalue.U("createMessageEditorHandle: opts must be an object; got "), o.Opts.Display()))
 	}
@@ -116,7 +119,7 @@ func (k *Kernel) Create(o CreateOpts) (*Handle, *apierr.Error) {
 		}
 		interval = v.Num + 0 // -0 counts as 0
 	}
-	owner, err := optString(o.Owner, "owner", jsvalue.U("unknown"))
+	owner, err := optString(o.Owner, "owner", unknownOwner)
 	if err != nil {
 		return nil, err
 	}
@@ -130,9 +133,13 @@ func (k *Kernel) Create(o CreateOpts) (*Handle, *apierr.Error) {
 	}
 
 	k.created++
+	// The strings may alias a caller's buffer (bridge views): keep copies.
+	if o.Owner.Kind == jsvalue.String {
+		owner = slices.Clone(owner)
+	}
 	h := &Handle{ID: k.newID(), seq: k.created, Gen: gen, Owner: owner, Interval: interval, Created: o.Now, kernel: k, settleOnAbort: settle}
 	if gen == Continue {
-		h.original = original
+		h.original = slices.Clone(original)
 	}
 	if settle && o.Signal == SignalGiven && o.SignalAborted {
 		h.state = Aborted // T35: returned already settled, with the originals

@@ -92,12 +92,13 @@ func tkCreate(n int32) (st int32) {
 	defer bridge.Contain(&st)
 	d := bridge.Decoder{}
 	d.Reset(bridge.Buf(), int(n))
+	// Views: nothing is copied but what the kernel keeps (it clones).
 	var o takeover.CreateOpts
-	o.Opts, _ = d.Value()
-	o.GenerationType, _ = d.Value()
-	o.OriginalText, _ = d.Value()
-	o.OriginalReasoning, _ = d.Value()
-	sig, brand := d.Value()
+	o.Opts, _ = d.View()
+	o.GenerationType, _ = d.View()
+	o.OriginalText, _ = d.View()
+	o.OriginalReasoning, _ = d.View()
+	sig, brand := d.View()
 	switch {
 	case sig.Kind == jsvalue.Undefined:
 		o.Signal = takeover.SignalAbsent
@@ -106,11 +107,11 @@ func tkCreate(n int32) (st int32) {
 	default:
 		o.Signal = takeover.SignalInvalid
 	}
-	o.FlushIntervalMs, _ = d.Value()
-	o.Owner, _ = d.Value()
-	o.SettleOnAbort, _ = d.Value()
+	o.FlushIntervalMs, _ = d.View()
+	o.Owner, _ = d.View()
+	o.SettleOnAbort, _ = d.View()
 	o.Now = d.F64()
-	h, err := kernel.Create(o)
+	h, err := kernel.Create(&o)
 	if err != nil {
 		return bridge.Fail(err)
 	}
