@@ -5,13 +5,14 @@ GOROOT := $(shell $(GO) env GOROOT)
 WASM_EXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
 JS := js
 WASM := $(JS)/tavern-core.wasm
+HOST_WASM := $(JS)/tavern-host.wasm
 WASMFLAGS := -trimpath -ldflags="-s -w"
 GO_SOURCES := $(shell find . -name '*.go' -not -path './js/node_modules/*') go.mod go.sum
 # Go frames live on V8's stack: raise the limit so deep recursion throws
 # instead of segfaulting Node (TOOLCHAIN.md).
 STACK := ulimit -s 65536 2>/dev/null || ulimit -s unlimited 2>/dev/null || true
 
-.PHONY: all build wasm node_modules test test-go test-wasm test-domjs test-js test-e2e vet bench size demo fuzz clean
+.PHONY: all build wasm host-wasm node_modules test test-go test-wasm test-domjs test-js test-e2e vet bench size demo fuzz clean
 
 all: build
 
@@ -21,6 +22,12 @@ wasm: $(WASM) $(JS)/wasm_exec.js
 
 $(WASM): $(GO_SOURCES)
 	GOOS=js GOARCH=wasm $(GO) build $(WASMFLAGS) -o $@ ./wasm/browser
+
+# The harness host's module (Node only): session log + editor route.
+host-wasm: $(HOST_WASM) $(JS)/wasm_exec.js
+
+$(HOST_WASM): $(GO_SOURCES)
+	GOOS=js GOARCH=wasm $(GO) build $(WASMFLAGS) -o $@ ./wasm/host
 
 $(JS)/wasm_exec.js: $(GOROOT)/lib/wasm/wasm_exec.js
 	cp $< $@
@@ -47,7 +54,7 @@ test-domjs: node_modules
 	$(STACK); NODE_OPTIONS="--require=$(CURDIR)/$(JS)/test/happydom-preload.cjs" \
 		GOOS=js GOARCH=wasm $(GO) test -exec "$(WASM_EXEC)" ./chatsurface/domjs/...
 
-test-js: wasm node_modules
+test-js: wasm host-wasm node_modules
 	$(STACK); cd $(JS) && node --test --test-concurrency=1 test/*.test.js
 
 test-e2e: wasm node_modules
@@ -71,4 +78,4 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzPatches -fuzztime=$(FUZZTIME) ./takeover/editops/
 
 clean:
-	rm -f $(WASM) $(JS)/wasm_exec.js
+	rm -f $(WASM) $(HOST_WASM) $(JS)/wasm_exec.js
