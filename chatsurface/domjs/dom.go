@@ -69,8 +69,10 @@ type DOM struct {
 // globalThis.MutationObserver as they are now (C2, C141).
 func New(root js.Value, managed bool, h Handlers) *DOM {
 	d := &DOM{nodes: map[chatsurface.Node]*entry{}, ids: js.Global().Get("Map").New(), h: h, managed: managed}
-	d.doc = root.Get("ownerDocument")
-	if d.doc.IsNull() || d.doc.IsUndefined() {
+	if root.Type() == js.TypeObject {
+		d.doc = root.Get("ownerDocument")
+	}
+	if d.doc.Type() != js.TypeObject {
 		d.doc = js.Global().Get("document")
 	}
 	g := js.Global()
