@@ -1,0 +1,84 @@
+// Types for js/chat-surface.js (spec/chatsurface.md).
+
+export interface ChatSurfaceContext { readonly mesid: number; readonly content: HTMLElement }
+export interface ChatSurfaceClaims { claim(source: Element, activate: (ctx: RuntimeContext) => Cleanup): void }
+export interface MountContext {
+  readonly mesid: number; readonly element: HTMLElement; readonly content: HTMLElement; readonly signal: AbortSignal;
+}
+export interface RuntimeContext extends MountContext { readonly source: Element }
+export type Cleanup = (() => void) | { dispose(): void } | void;
+
+export interface ChatSurfaceParticipant {
+  id: string | number;
+  protocolVersion: 1;
+  prepareContent?(ctx: ChatSurfaceContext, claims: ChatSurfaceClaims): void;
+  didMount?(ctx: MountContext): Cleanup;
+  didCommitContent?(ctx: MountContext): Cleanup;
+}
+export interface ParticipantRegistration { fault(error: unknown): void }
+export interface ContentProcessor {
+  id: string;
+  prepare(ctx: { message: object; mesid: number; signal: AbortSignal }, renderBase: () => Promise<string>): Promise<string>;
+}
+
+export interface ChatSurfaceApi {
+  readonly protocolVersion: 1;
+  isManagedOwnershipRequired(): boolean;
+  registerParticipant(definition: ChatSurfaceParticipant): ParticipantRegistration;
+  /** Throws "not available yet" until content processors land. */
+  registerContentProcessor(definition: ContentProcessor): { refresh(): Promise<void> };
+}
+
+export function installChatSurfaceApi(target: object, options: { managed: boolean }): ChatSurfaceApi;
+
+export interface ChatSurfaceHostOptions<M extends object = object> {
+  root: HTMLElement;
+  getMessages(): M[];
+  materialize(message: M, mesid: number): HTMLElement;
+  formatMessage(message: M, mesid: number): string;
+  emit(event: string, mesid: number, ...args: unknown[]): unknown;
+  managed?: boolean;
+  runtimeLimit?: number;
+  onFault?(error: Error): void;
+  requestAnimationFrame?(cb: () => void): unknown;
+  cancelAnimationFrame?(id: unknown): void;
+  setTimeout?(cb: () => void, ms: number): unknown;
+  clearTimeout?(id: unknown): void;
+}
+
+export interface ChatSurfaceSnapshot {
+  readonly mode: 'managed' | 'static';
+  readonly state: 'inactive' | 'bootstrapping' | 'settled' | 'gesture-scrolling' | 'jumping' | 'faulted' | 'disposed' | 'static';
+  readonly messageCount: number;
+  readonly mounted: readonly number[];
+  readonly ranges: readonly { readonly start: number; readonly end: number }[];
+  readonly viewport: readonly number[];
+  readonly followingTail: boolean;
+  readonly projectionHeld: boolean;
+  readonly runtime: {
+    readonly mode: 'managed' | 'eager'; readonly maxActive: number; readonly active: number; readonly pending: number;
+    readonly scheduled: boolean; readonly suspended: boolean;
+    readonly candidates: readonly { readonly participantId: string; readonly mesid: number; readonly state: 'active' | 'pending' }[];
+  };
+  readonly pendingPreparations: readonly number[];
+  readonly fault: Error | null;
+}
+
+export interface ChatSurfaceHost {
+  open(): Promise<void>;
+  render(options?: { replace?: number[]; first?: number }): Promise<void>;
+  updateContent(mesid: number, options?: { transient?: boolean }): boolean;
+  /** Throws "not available yet" until content processors land. */
+  finishContent(mesid: number, event?: string, ...args: unknown[]): Promise<void>;
+  jumpToMessage(mesid: number): HTMLElement;
+  scrollToEnd(): void;
+  setProjectionHeld(held: boolean): void;
+  refreshLayout(): void;
+  resetEpoch(): void;
+  getMessageElement(mesid: number): HTMLElement | null;
+  getFault(): Error | null;
+  snapshot(): ChatSurfaceSnapshot;
+  dispose(): void;
+}
+
+export function createChatSurfaceHost<M extends object>(options: ChatSurfaceHostOptions<M>): ChatSurfaceHost;
