@@ -1,4 +1,5 @@
 import type { CreateOpts, MessageEditorHandle, TakeoverError, GenerationType } from './message-takeover.js';
+import type { runTakeover, installTakeoverContext } from './takeover-host.js';
 
 export * from './message-takeover.js';
 
@@ -14,6 +15,10 @@ export interface TavernCore {
   TakeoverError: typeof TakeoverError;
   GENERATE_TAKEOVER_DISPATCH: 'generate_takeover_dispatch';
   listUnsettledHandles(): UnsettledHandle[];
+  runTakeover: typeof runTakeover;
+  installTakeoverContext: typeof installTakeoverContext;
+  /** The editor ops of editor-ops.js (EditorOpsError, appendText, …, pipeFrom). */
+  [op: string]: unknown;
 }
 
 export interface LoadOptions {

@@ -3,12 +3,16 @@ import { sharedCore, instantiate } from './core.js';
 
 function publicApi(core) {
   const t = core.takeover;
-  return {
+  const { runTakeover, installTakeoverContext } = core.takeoverHost;
+  return Object.freeze({
     createMessageEditorHandle: t.createMessageEditorHandle,
     TakeoverError: t.TakeoverError,
     GENERATE_TAKEOVER_DISPATCH: t.GENERATE_TAKEOVER_DISPATCH,
     listUnsettledHandles: t.listUnsettledHandles,
-  };
+    runTakeover,
+    installTakeoverContext,
+    ...core.ops, // EditorOpsError and the editor ops
+  });
 }
 
 const apis = new WeakMap();

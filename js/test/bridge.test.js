@@ -88,3 +88,21 @@ test('long strings cross the buffer in chunks exactly', () => {
   h.setText(big + 'tail');
   assert.equal(h.getText(), big + 'tail');
 });
+
+test('load(): the shared instance carries the takeover, host and editor-op APIs; wasmBytes makes another', async () => {
+  const { load } = await import('../index.js');
+  const { readFile } = await import('node:fs/promises');
+  const a = await load();
+  assert.equal(a, await load());
+  assert.equal(a.createMessageEditorHandle, createMessageEditorHandle);
+  for (const k of ['runTakeover', 'installTakeoverContext', 'listUnsettledHandles', 'appendText', 'pipeFrom', 'EditorOpsError']) {
+    assert.equal(typeof a[k], 'function', k);
+  }
+  const b = await load({ wasmBytes: await readFile(new URL('../tavern-core.wasm', import.meta.url)) });
+  assert.notEqual(b.TakeoverError, a.TakeoverError);
+  const h = b.createMessageEditorHandle({ generationType: 'normal', flushIntervalMs: 0 });
+  b.appendText(h, 'separate');
+  assert.equal(h.getText(), 'separate');
+  const e = (() => { try { h.setText(1); } catch (x) { return x; } })();
+  assert.ok(e instanceof b.TakeoverError && !(e instanceof a.TakeoverError), 'T8: each instance throws its own classes');
+});
