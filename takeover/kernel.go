@@ -21,6 +21,30 @@ type Kernel struct {
 	free    []int32
 	gens    []uint16
 	created uint64
+	// Allocation is most of a handle's cost in wasm: handles come from
+	// small slabs, and a plugin's owner string, usually the same for every
+	// handle it makes, is kept once.
+	slab      []Handle
+	lastOwner []uint16
+}
+
+const slabSize = 32
+
+func (k *Kernel) alloc() *Handle {
+	if len(k.slab) == 0 {
+		k.slab = make([]Handle, slabSize)
+	}
+	h := &k.slab[0]
+	k.slab = k.slab[1:]
+	return h
+}
+
+// keepOwner returns a copy of owner that the handle may keep.
+func (k *Kernel) keepOwner(owner []uint16) []uint16 {
+	if !jsvalue.Equal(owner, k.lastOwner) {
+		k.lastOwner = slices.Clone(owner)
+	}
+	return k.lastOwner
 }
 
 const idxBits = 20
@@ -135,9 +159,10 @@ func (k *Kernel) Create(o *CreateOpts) (*Handle, *apierr.Error) {
 	k.created++
 	// The strings may alias a caller's buffer (bridge views): keep copies.
 	if o.Owner.Kind == jsvalue.String {
-		owner = slices.Clone(owner)
+		owner = k.keepOwner(owner)
 	}
-	h := &Handle{ID: k.newID(), seq: k.created, Gen: gen, Owner: owner, Interval: interval, Created: o.Now, kernel: k, settleOnAbort: settle}
+	h := k.alloc()
+	*h = Handle{ID: k.newID(), seq: k.created, Gen: gen, Owner: owner, Interval: interval, Created: o.Now, kernel: k, settleOnAbort: settle}
 	if gen == Continue {
 		h.original = slices.Clone(original)
 	}
