@@ -1,0 +1,140 @@
+// The chat surface demo in Chromium (issue 5): a 10,000-message chat in the
+// bounded view, scrolled from the end to the top. After every step at most
+// 33 `.mes` roots and at most Rmax runtimes are live (C73, C69, C145), also
+// between steps (an in-page MutationObserver and the participant's own
+// counter record the maxima), and every revoked runtime's signal was aborted
+// before its disposer ran (C46). Then a jump by number (C94) and a chat
+// switch (C107), and a screenshot into artifacts/.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { browserAvailable, openDemo, screenshot } from './browser.js';
+
+const skip = !browserAvailable() && 'chromium not installed (set E2E=required to fail instead)';
+
+const STEPS = 60;
+
+test('chat surface demo: scroll 10,000 messages, jump, switch chats in Chromium', { skip, timeout: 180000 }, async (t) => {
+  const { page, url, errors } = await openDemo(t);
+  await page.goto(`${url}demo/surface.html`);
+  await page.waitForSelector('body[data-ready=true]');
+
+  // Maxima between steps: every child-list change of #chat is looked at.
+  await page.evaluate(() => {
+    const root = document.getElementById('chat');
+    window.e2eMax = { roots: 0, ranges: 0 };
+    const look = () => {
+      window.e2eMax.roots = Math.max(window.e2eMax.roots, root.querySelectorAll(':scope > .mes').length);
+    };
+    new MutationObserver(look).observe(root, { childList: true });
+    look();
+  });
+
+  const settled = () => page.waitForFunction(() => {
+    const s = window.demoSurface.host.snapshot();
+    return s.state === 'settled' && !s.runtime.scheduled;
+  }, null, { timeout: 20000 });
+  const nextFrames = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+
+  const check = async (label) => {
+    const r = await page.evaluate(() => {
+      const { host, stats, RMAX } = window.demoSurface;
+      const s = host.snapshot();
+      return {
+        RMAX,
+        roots: document.querySelectorAll('#chat > .mes').length,
+        frames: document.querySelectorAll('#chat iframe.rt-frame').length,
+        active: s.runtime.active,
+        ranges: s.ranges.length,
+        live: stats.live,
+        maxLive: stats.maxLive,
+        revokes: stats.revokes,
+        revokedAborted: stats.revokedAborted,
+        recentAborted: stats.recent.every((sig) => sig.aborted),
+        maxRoots: window.e2eMax.roots,
+        fault: s.fault && s.fault.message,
+        mounted: s.mounted,
+        messageCount: s.messageCount,
+      };
+    });
+    assert.equal(r.fault, null, label);
+    assert.ok(r.roots <= 33, `${label}: ${r.roots} roots`);
+    assert.ok(r.maxRoots <= 33, `${label}: ${r.maxRoots} roots at some moment`);
+    assert.ok(r.ranges <= 2, `${label}: ${r.ranges} ranges`);
+    assert.ok(r.active <= r.RMAX && r.live <= r.RMAX && r.frames <= r.RMAX, `${label}: ${r.active} active, ${r.live} live, ${r.frames} iframes`);
+    assert.ok(r.maxLive <= r.RMAX, `${label}: ${r.maxLive} runtimes live at some moment`);
+    assert.equal(r.live, r.active, `${label}: the participant's live runtimes are the host's active ones`);
+    assert.equal(r.revokedAborted, r.revokes, `${label}: every revoked runtime's signal was aborted`);
+    assert.ok(r.recentAborted, `${label}: revoked signals stay aborted`);
+    return r;
+  };
+
+  await settled();
+  let r = await check('open');
+  assert.equal(r.messageCount, 10000);
+  assert.ok(r.mounted.includes(9999));
+
+  // 1. From the end to the top in STEPS programmatic scrolls (each a gesture
+  // notification that settles, C88/C89), plus a few real wheel gestures.
+  let seenMin = 9999;
+  for (let i = 1; i <= STEPS; i++) {
+    await page.evaluate((f) => {
+      const root = document.getElementById('chat');
+      root.scrollTop = Math.round(f * (root.scrollHeight - root.clientHeight));
+    }, 1 - i / STEPS);
+    await nextFrames();
+    await settled();
+    r = await check(`step ${i}`);
+    seenMin = Math.min(seenMin, r.mounted[0]);
+    assert.ok(r.mounted.includes(9999), `step ${i}: the tail stays mounted`);
+  }
+  assert.equal(seenMin, 0, 'the sweep reached the first message');
+  const box = await page.locator('#chat').boundingBox();
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  for (let i = 0; i < 5; i++) {
+    await page.mouse.wheel(0, 1200);
+    await nextFrames();
+    await settled();
+    r = await check(`wheel ${i}`);
+  }
+  assert.ok(r.revokes > 0, 'runtimes were revoked along the way');
+
+  // 2. Jump to a message by number through the page's control.
+  await page.fill('#jump', '5000');
+  await page.click('#go');
+  await settled();
+  r = await check('jump');
+  assert.ok(r.mounted.includes(5000) && r.mounted.includes(9999));
+  const inView = await page.evaluate(() => {
+    const el = document.querySelector('#chat > .mes[mesid="5000"]');
+    const a = el.getBoundingClientRect();
+    const b = document.getElementById('chat').getBoundingClientRect();
+    return a.bottom > b.top && a.top < b.bottom;
+  });
+  assert.ok(inView, 'message 5000 is inside the viewport');
+
+  // 3. Switch chats: the epoch resets (every runtime revoked with an aborted
+  // signal) and the other chat opens at its end.
+  await page.selectOption('#chat-select', '1');
+  await page.waitForFunction(() => window.demoSurface.host.snapshot().messageCount === 2500);
+  await settled();
+  r = await check('switch');
+  assert.equal(r.mounted.at(-1), 2499);
+  const last = await page.evaluate(() => [...document.querySelectorAll('#chat > .mes')].at(-1).textContent);
+  assert.match(last, /B #2499/);
+  await page.evaluate(() => { document.getElementById('chat').scrollTop -= 2500; });
+  await nextFrames();
+  await settled();
+  await check('switch scroll');
+  await page.selectOption('#chat-select', '0');
+  await page.waitForFunction(() => window.demoSurface.host.snapshot().messageCount === 10000);
+  await settled();
+  r = await check('switch back');
+  assert.equal(r.mounted.at(-1), 9999);
+
+  await page.evaluate(() => { document.getElementById('chat').scrollTop -= 1800; });
+  await nextFrames();
+  await settled();
+  await nextFrames();
+  await screenshot(page, 'chat-surface-demo');
+  assert.deepEqual(errors.map(String), []);
+});
