@@ -3,6 +3,8 @@
 // tavern-core / plain JS (lower is better; targets in the issues).
 import { createMessageEditorHandle } from '../message-takeover.js';
 import { createPlainHandle } from './plain-handle.js';
+import * as coreOps from '../editor-ops.js';
+import * as plainOps from './plain-ops.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 9);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 5);
@@ -27,14 +29,14 @@ async function measure(fn) {
 }
 
 const results = [];
-async function bench(name, core, plain) {
+async function bench(name, core, plain, { runs = RUNS, warmup = WARMUP } = {}) {
   if (only && !name.startsWith(only)) return;
   // Warm up both: V8 first runs wasm from its baseline tier and optimises
   // hot functions later, so a short warm-up would measure the compiler.
-  for (let i = 0; i < WARMUP; i++) { await core(); await plain(); }
+  for (let i = 0; i < warmup; i++) { await core(); await plain(); }
   const a = [];
   const b = [];
-  for (let i = 0; i < RUNS; i++) {
+  for (let i = 0; i < runs; i++) {
     // Alternate so drift in the machine hits both sides alike.
     if (i % 2) { a.push(await measure(core)); b.push(await measure(plain)); } else { b.push(await measure(plain)); a.push(await measure(core)); }
   }
@@ -85,6 +87,127 @@ function createCommit(create) {
 await bench('(a) stream 1 MB in 16-char chunks, onUpdate @33ms', streamMB(createMessageEditorHandle), streamMB(createPlainHandle));
 await bench('(b) 100,000 setText calls of ~40 chars', setTexts(createMessageEditorHandle), setTexts(createPlainHandle));
 await bench('(c) create and commit 10,000 handles', createCommit(createMessageEditorHandle), createCommit(createPlainHandle));
+
+// Editor-op workloads (issue 3): each op through the public API on a handle
+// of its own kind, against plain-ops.js on a plain handle.
+
+// A seeded PRNG so both sides and every run see the same workload.
+function rng(seed) {
+  let s = seed >>> 0;
+  return (n) => { s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0; return s % n; };
+}
+const WORDS = ['the', 'quick', 'brown', 'fox', 'jumps', 'over', 'lazy', 'dog', 'and', 'then', 'runs', 'into',
+  'forest', 'where', 'old', 'trees', 'whisper', 'about', 'rain', 'light', 'shadow', 'river'];
+// About n units of prose with a unique marker "#<id>#" every few words.
+function prose(n, seed) {
+  const r = rng(seed);
+  const parts = [];
+  let len = 0;
+  let markers = 0;
+  while (len < n) {
+    let w;
+    if (r(8) === 0) w = `#${100000 + markers++}# `;
+    else w = WORDS[r(WORDS.length)] + (r(10) === 0 ? '.\n' : ' ');
+    parts.push(w);
+    len += w.length;
+  }
+  return { text: parts.join(''), markers };
+}
+
+// 10,000 patches valid in sequence: replace_range / insert_at / delete_range
+// at random places, and context_replace turning a marker "#id#" into "@id@"
+// (each used once, so every match is unique). Entries that a destructive
+// range edit made invalid are dropped, checked with the plain ops.
+function mixedPatches(count, seed) {
+  const { text, markers } = prose(200_000, seed);
+  const r = rng(seed + 1);
+  const perm = Array.from({ length: markers }, (_, i) => i);
+  for (let i = markers - 1; i > 0; i--) { const j = r(i + 1); [perm[i], perm[j]] = [perm[j], perm[i]]; }
+  const h = { t: text, getText() { return this.t; }, getReasoning() { return ''; }, setText(s) { this.t = s; }, setReasoning() {} };
+  const out = [];
+  let used = 0;
+  for (let i = 0; i < count; i++) {
+    const n = h.t.length;
+    let p;
+    switch (i % 4) {
+      case 0: { const s = r(n - 20); p = { kind: 'replace_range', start: s, end: s + 3, text: 'xyz' }; break; }
+      case 1: p = { kind: 'insert_at', offset: r(n), text: 'ins ' }; break;
+      case 2: { const s = r(n - 20); p = { kind: 'delete_range', start: s, end: s + 2 }; break; }
+      default: { const id = 100000 + perm[used++]; p = { kind: 'context_replace', find: `#${id}#`, replaceWith: `@${id}@` }; }
+    }
+    try { plainOps.applyPatch(h, p); out.push(p); } catch { /* cut by an earlier edit */ }
+  }
+  return { text, patches: out, final: h.t };
+}
+const MIXED = mixedPatches(10_000, 7);
+
+function patchesOneByOne(create, ops) {
+  return async () => {
+    const h = create({ generationType: 'normal', owner: 'bench', originalText: MIXED.text });
+    h.setText(MIXED.text);
+    h.setOnUpdate(() => {});
+    for (const p of MIXED.patches) ops.applyPatch(h, p);
+    await h.commit();
+    if (h.getText() !== MIXED.final) throw new Error('mixed patch bench broke');
+  };
+}
+
+function patchesBatch(create, ops) {
+  return async () => {
+    const h = create({ generationType: 'normal', owner: 'bench' });
+    h.setText(MIXED.text);
+    h.setOnUpdate(() => {});
+    ops.applyPatch(h, MIXED.patches);
+    await h.commit();
+    if (h.getText() !== MIXED.final) throw new Error('batch patch bench broke');
+  };
+}
+
+// A unique 24-unit find near the end of 1 MB, replaced back and forth 200
+// times (every search scans ~1 MB of a freshly edited string).
+const MB = (() => {
+  const { text } = prose(1 << 20, 3);
+  const at = text.length - 100;
+  return text.slice(0, at) + 'the unique target phrase' + text.slice(at + 24);
+})();
+function contextReplace1M(create, ops) {
+  return async () => {
+    const h = create({ generationType: 'normal', owner: 'bench' });
+    h.setText(MB);
+    h.setOnUpdate(() => {});
+    for (let i = 0; i < 100; i++) {
+      ops.patchBySemantic(h, { find: 'the unique target phrase', replaceWith: 'THE UNIQUE TARGET PHRASE' });
+      ops.applyPatch(h, { kind: 'context_replace', find: 'THE UNIQUE TARGET PHRASE', replaceWith: 'the unique target phrase' });
+    }
+    await h.commit();
+    if (h.getText() !== MB) throw new Error('context replace bench broke');
+  };
+}
+
+// patch_not_found on 200 KB with the near-miss search: a 10-unit find keeps
+// W·m·w just under O24's budget of 20,000,000.
+const NEAR = prose(200_000, 5).text;
+function nearMiss(create, ops) {
+  return async () => {
+    const h = create({ generationType: 'normal', owner: 'bench' });
+    h.setText(NEAR);
+    try {
+      ops.patchBySemantic(h, { find: 'quick brwn', replaceWith: 'x' });
+    } catch (err) {
+      if (err.code !== 'patch_not_found' || !err.details.nearest) throw err;
+      await h.discard();
+      return;
+    }
+    throw new Error('near-miss bench broke');
+  };
+}
+
+// (d) and (e) take seconds per run on either side: fewer runs.
+const HEAVY = { runs: Math.min(RUNS, 5), warmup: Math.min(WARMUP, 2) };
+await bench(`(d) ${MIXED.patches.length} mixed patches, one applyPatch each, 200 KB`, patchesOneByOne(createMessageEditorHandle, coreOps), patchesOneByOne(createPlainHandle, plainOps), HEAVY);
+await bench(`(e) the same ${MIXED.patches.length} patches as one applyPatch array`, patchesBatch(createMessageEditorHandle, coreOps), patchesBatch(createPlainHandle, plainOps), HEAVY);
+await bench('(f) context_replace, unique match in 1 MB, x200', contextReplace1M(createMessageEditorHandle, coreOps), contextReplace1M(createPlainHandle, plainOps));
+await bench('(g) patch_not_found + near-miss on 200 KB (absolute time)', nearMiss(createMessageEditorHandle, coreOps), nearMiss(createPlainHandle, plainOps));
 
 const worst = Math.max(...results.map((r) => r.ratio));
 console.log(`worst ratio ${worst.toFixed(2)} over ${results.length} workloads (median of ${RUNS} runs each)`);

@@ -1,0 +1,205 @@
+// Plain-JavaScript editor ops written to the same rules as tavern-core's
+// (spec/takeover.md O1–O25): the baseline `make bench` compares the patch
+// workloads against. Like plain-handle.js it is what a careful hand-written
+// implementation would be: validate, build the new string with slice(), one
+// setText per op; indexOf for matching; a Levenshtein row per window for the
+// near-miss hint under O24's budget.
+
+export class PlainEditorOpsError extends Error {
+  constructor(code, message, { details = null, cause = null } = {}) {
+    super(message);
+    this.name = 'EditorOpsError';
+    this.code = code;
+    this.cause = cause;
+    this.details = details;
+  }
+}
+
+const display = (v) => (typeof v === 'string' || typeof v === 'number' || v === undefined || v === null || typeof v === 'boolean'
+  ? String(v) : typeof v);
+const invalid = (reason, message, extra) => new PlainEditorOpsError('invalid_offset', message, { details: { reason, ...extra } });
+
+function checkHandle(h) {
+  if (h === null || typeof h !== 'object' || typeof h.getText !== 'function' || typeof h.getReasoning !== 'function'
+    || typeof h.setText !== 'function' || typeof h.setReasoning !== 'function') {
+    throw invalid('not_an_object', 'handle must be a message editor handle');
+  }
+}
+
+function checkString(op, v) {
+  if (typeof v !== 'string') throw invalid('not_a_string', `${op} requires a string, got ${typeof v}`);
+}
+
+function checkOffset(name, v, max) {
+  if (typeof v !== 'number' || !Number.isInteger(v)) {
+    throw invalid('not_integer', `${name} must be an integer, got ${display(v)}`, { [name]: v, max });
+  }
+  if (v < 0 || v > max) throw invalid('out_of_range', `${name} ${v} out of range [0, ${max}]`, { [name]: v, max });
+  return v + 0; // -0 acts as 0
+}
+
+function checkRange(start, end, max) {
+  const s = checkOffset('start', start, max);
+  const e = checkOffset('end', end, max);
+  if (e < s) throw invalid('end_before_start', `replaceRange end (${end}) must be >= start (${start})`, { start, end });
+  return [s, e];
+}
+
+export function appendText(h, text) {
+  checkHandle(h);
+  checkString('appendText', text);
+  h.setText(h.getText() + text);
+}
+
+export function insertAt(h, offset, text) {
+  checkHandle(h);
+  checkString('insertAt', text);
+  const cur = h.getText();
+  const o = checkOffset('offset', offset, cur.length);
+  h.setText(cur.slice(0, o) + text + cur.slice(o));
+}
+
+export function replaceRange(h, start, end, text) {
+  checkHandle(h);
+  checkString('replaceRange', text);
+  const cur = h.getText();
+  const [s, e] = checkRange(start, end, cur.length);
+  h.setText(cur.slice(0, s) + text + cur.slice(e));
+}
+
+export function deleteRange(h, start, end) {
+  checkHandle(h);
+  const cur = h.getText();
+  const [s, e] = checkRange(start, end, cur.length);
+  h.setText(cur.slice(0, s) + cur.slice(e));
+}
+
+const NOT_FOUND = 'find string not present in current message body. The body may have been changed by an earlier patch — re-read getText() and produce a fresh `find` based on the current content.';
+const AMBIGUOUS = 'find string is not unique in the current message body. Extend the `find` string to include surrounding context (a few lines before and/or after the target) until it matches exactly one location.';
+
+// Levenshtein distance over code units, one reused row.
+let row = new Uint32Array(64);
+function distance(a, b) {
+  const m = b.length;
+  if (row.length < m + 1) row = new Uint32Array(m + 1);
+  for (let j = 0; j <= m; j++) row[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    let diag = row[0];
+    row[0] = i;
+    const ca = a.charCodeAt(i - 1);
+    for (let j = 1; j <= m; j++) {
+      const up = row[j];
+      row[j] = Math.min(up + 1, row[j - 1] + 1, diag + (ca === b.charCodeAt(j - 1) ? 0 : 1));
+      diag = up;
+    }
+  }
+  return row[m];
+}
+
+function nearest(text, find) {
+  const n = text.length;
+  const m = find.length;
+  const w = Math.min(n, m);
+  const W = n - w + 1;
+  if (m > 65535 || W * m * w > 20_000_000) return undefined;
+  let best = Infinity;
+  let at = 0;
+  for (let o = 0; o < W; o++) {
+    const d = distance(find, text.slice(o, o + w));
+    if (d < best) { best = d; at = o; if (d === 0) break; }
+  }
+  return { offset: at, text: text.slice(at, at + w), distance: best };
+}
+
+// O17–O24 on cur: returns [start, end, replacement].
+function contextReplace(cur, find, replaceWith, occurrence) {
+  if (typeof find !== 'string' || find.length === 0) {
+    throw new PlainEditorOpsError('patch_not_found', 'context_replace.find must be a non-empty string', { details: { find } });
+  }
+  let repl = replaceWith;
+  if (repl === undefined || repl === null) repl = '';
+  else if (typeof repl !== 'string') throw invalid('not_a_string', `context_replace.replaceWith must be a string, got ${typeof repl}`);
+  const hasOcc = occurrence !== undefined && occurrence !== null;
+  if (hasOcc) {
+    if (typeof occurrence !== 'number' || !Number.isInteger(occurrence)) {
+      throw invalid('not_integer', `occurrence must be an integer, got ${display(occurrence)}`, { occurrence });
+    }
+    if (occurrence < 1) throw invalid('out_of_range', `occurrence must be >= 1, got ${occurrence}`, { occurrence });
+  }
+  const p1 = cur.indexOf(find);
+  if (p1 < 0) {
+    const details = { find, replaceWith: repl, matchCount: 0 };
+    const hint = nearest(cur, find);
+    if (hint) details.nearest = hint;
+    if (hasOcc) details.occurrence = occurrence;
+    throw new PlainEditorOpsError('patch_not_found', NOT_FOUND, { details });
+  }
+  if (hasOcc) {
+    let at = p1;
+    let count = 1;
+    while (count < occurrence) {
+      const next = cur.indexOf(find, at + 1);
+      if (next < 0) {
+        throw new PlainEditorOpsError('patch_not_found', `occurrence ${occurrence} exceeds match count ${count}`,
+          { details: { find, replaceWith: repl, occurrence, matchCount: count } });
+      }
+      at = next;
+      count++;
+    }
+    return [at, at + find.length, repl];
+  }
+  const p2 = cur.indexOf(find, p1 + 1);
+  if (p2 < 0) return [p1, p1 + find.length, repl];
+  let count = 2;
+  for (let at = cur.indexOf(find, p2 + 1); at >= 0; at = cur.indexOf(find, at + 1)) count++;
+  throw new PlainEditorOpsError('patch_ambiguous', AMBIGUOUS,
+    { details: { find, replaceWith: repl, firstMatch: p1, secondMatch: p2, matchCount: count } });
+}
+
+function entry(cur, p) {
+  if (p === null || typeof p !== 'object') throw invalid('not_an_object', `patch must be an object, got ${typeof p}`);
+  switch (p.kind) {
+    case 'replace_range': {
+      checkString('replaceRange', p.text);
+      const [s, e] = checkRange(p.start, p.end, cur.length);
+      return cur.slice(0, s) + p.text + cur.slice(e);
+    }
+    case 'insert_at': {
+      checkString('insertAt', p.text);
+      const o = checkOffset('offset', p.offset, cur.length);
+      return cur.slice(0, o) + p.text + cur.slice(o);
+    }
+    case 'delete_range': {
+      const [s, e] = checkRange(p.start, p.end, cur.length);
+      return cur.slice(0, s) + cur.slice(e);
+    }
+    case 'context_replace': {
+      const [s, e, r] = contextReplace(cur, p.find, p.replaceWith, p.occurrence);
+      return cur.slice(0, s) + r + cur.slice(e);
+    }
+    default:
+      throw invalid('unknown_kind', `unknown patch kind: ${display(p.kind)}`, { kind: p.kind });
+  }
+}
+
+export function applyPatch(h, input) {
+  checkHandle(h);
+  const list = Array.isArray(input) ? input : [input];
+  if (list.length === 0) return;
+  let scratch = h.getText();
+  for (let k = 0; k < list.length; k++) {
+    try { scratch = entry(scratch, list[k]); } catch (err) {
+      if (err instanceof PlainEditorOpsError) err.details = { ...err.details, index: k };
+      throw err;
+    }
+  }
+  h.setText(scratch);
+}
+
+export function patchBySemantic(h, spec) {
+  checkHandle(h);
+  if (spec === null || typeof spec !== 'object') throw invalid('not_an_object', `patchBySemantic spec must be an object, got ${typeof spec}`);
+  const cur = h.getText();
+  const [s, e, r] = contextReplace(cur, spec.find, spec.replaceWith, spec.occurrence);
+  h.setText(cur.slice(0, s) + r + cur.slice(e));
+}
