@@ -1,6 +1,7 @@
 // Participant faults are page-wide and permanent (C21–C23), so each case
 // runs in a page (a node:test process) of its own: S13 here, before the
 // freeze; S14, after it, in chat-surface-participant-fault-late.test.js.
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeRoot, frames, formatMessage, materializer, messages, thrown } from './chat-surface-fixture.js';
 import { installChatSurfaceApi, createChatSurfaceHost } from '../chat-surface.js';
