@@ -59,6 +59,7 @@ export async function instantiate(options = {}) {
     chatSurface: (core.surface = { FAIL: Object.freeze({}), INTERNAL: Object.freeze({}) }), // filled by chat-surface.js
     takeover: core.takeoverFx,
     ops: core.opsFx,
+    editor: (core.editorBoot = {}), // filled by Go (wasm/browser/editor.go) for message-editor.js
     ready() { ready = true; },
   };
   go.run(instance); // runs Go's main until it parks

@@ -18,6 +18,7 @@ func main() {
 	takeoverFx = newTakeoverEdge(boot.Get("takeover"))
 	newOpsEdge(boot.Get("ops"))
 	newSurfaceEdge(boot.Get("chatSurface"))
+	newEditorEdge(boot.Get("editor"))
 	boot.Call("ready")
 	select {}
 }

@@ -1,0 +1,42 @@
+// Types for js/message-editor.js: the message editor widget (spec S90–S98).
+
+export interface MountMessageEditorOptions {
+  /** The live session whose transcript `root` shows. */
+  sessionId: string;
+  /** Base the route paths resolve against; defaults to the page's location (same origin). */
+  baseURL?: string | URL;
+  /** The fetch to use; defaults to globalThis.fetch. */
+  fetch?: (input: string, init: RequestInit) => Promise<Response>;
+  /** A core from load()/instantiate(); defaults to the shared instance. */
+  core?: unknown;
+}
+
+export type EditorResult<T = unknown> =
+  | { ok: true; value: T }
+  | { ok: false; error: { code: string; message: string } };
+
+export interface MessageEditor {
+  /** This client build's version, sent as X-Tavern-Core-Version. */
+  readonly version: string;
+  /** Fetch the route's state again and redraw; resolves when no request is in flight. */
+  refresh(): Promise<void>;
+  /** Resolves once every request the widget started has been answered and drawn. */
+  whenIdle(): Promise<void>;
+  /**
+   * Programmatic operations on a row by its original seq, model replies
+   * included. Refusals are also shown inline on that row; nothing is thrown.
+   */
+  edit(seq: number, text: string, options?: { removeAttachments?: string[] }): Promise<EditorResult>;
+  undo(seq: number): Promise<EditorResult>;
+  regenerate(seq: number, options?: { text?: string; removeAttachments?: string[] }): Promise<EditorResult>;
+  /** Remove every widget element and listener; the host's rows are restored. */
+  destroy(): void;
+}
+
+/**
+ * Mount the editor over a host-rendered transcript. Each row is an element
+ * inside `root` with `data-seq="{seq}"` (its original event's seq), a
+ * `[data-part=body]` child (hidden and redrawn from the overlay for user
+ * rows) and a `[data-part=actions]` action bar (created when missing).
+ */
+export function mountMessageEditor(root: Element, options: MountMessageEditorOptions): Promise<MessageEditor>;

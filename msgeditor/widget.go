@@ -1,0 +1,478 @@
+// Package msgeditor is the message editor's client logic (spec S90–S98):
+// a view-model state machine that the browser module's DOM edge
+// (wasm/browser/editor.go) drives with clicks, keys and HTTP answers, and
+// reads back as one RowView per transcript row. It imports no syscall/js,
+// encoding/json or sessionlog, so it tests natively and keeps the browser
+// module lean; the route's JSON is read by the small parser in json.go.
+//
+// Flow: an input (Open, Key, Save, Undo, RegenerateTurn, Call, Refresh …)
+// changes the model and returns the HTTP requests to send; the edge sends
+// them and hands each answer to Response, which may ask for more (a state
+// refresh after every operation, S98). The widget never shows success on
+// its own: text changes only after ok:true, and then from the host's state
+// (S92, S97).
+package msgeditor
+
+import "strconv"
+
+// Request is one HTTP request for the edge to send. Path includes the
+// query; Body is empty for GET. Every request carries VersionHeader:
+// Version, and POSTs Content-Type: application/json.
+type Request struct {
+	ID     int
+	Method string
+	Path   string
+	Body   string
+}
+
+type op uint8
+
+const (
+	opState op = iota
+	opEdit
+	opUndo
+	opRegenerate
+)
+
+type pending struct {
+	op      op
+	seq     int
+	token   int // the facade's promise, 0 for UI actions
+	text    string
+	hasText bool
+}
+
+// Settled is the outcome of a programmatic call (Call) for the facade's
+// promise.
+type Settled struct {
+	Token  int
+	Result Result
+	Body   string // the answer as received, for the facade's promise
+}
+
+type rowUI struct {
+	editing bool
+	draft   string
+	marked  []string
+	busy    bool
+	err     string
+	note    string
+	shown   *string // confirmed by ok:true, shown until the next state
+}
+
+// Widget is the editor's client state for one session.
+type Widget struct {
+	session    string
+	st         *State
+	notice     string // why there are no controls (e.g. session not loaded)
+	skew       string // version skew: every control disabled (S97)
+	rows       map[int]*rowUI
+	next       int
+	pending    map[int]pending
+	stateBusy  bool
+	stateAgain bool
+	settled    []Settled
+}
+
+// New returns a widget for one session; call Refresh to load its state.
+func New(session string) *Widget {
+	return &Widget{session: session, rows: map[int]*rowUI{}, pending: map[int]pending{}}
+}
+
+// InFlightNote is shown after a save that lands while a step runs (S92).
+const InFlightNote = "applies from the next step"
+
+func (w *Widget) row(seq int) *rowUI {
+	r := w.rows[seq]
+	if r == nil {
+		r = &rowUI{}
+		w.rows[seq] = r
+	}
+	return r
+}
+
+func (w *Widget) user(seq int) *UserRow {
+	if w.st == nil {
+		return nil
+	}
+	for i := range w.st.UserRows {
+		if w.st.UserRows[i].Seq == seq {
+			return &w.st.UserRows[i]
+		}
+	}
+	return nil
+}
+
+func (w *Widget) assistant(seq int) *AssistantRow {
+	if w.st == nil {
+		return nil
+	}
+	for i := range w.st.AssistantRows {
+		if w.st.AssistantRows[i].Seq == seq {
+			return &w.st.AssistantRows[i]
+		}
+	}
+	return nil
+}
+
+// State is the last state the host answered, or nil.
+func (w *Widget) State() *State { return w.st }
+
+// Disabled reports version skew: all controls stay off until a reload.
+func (w *Widget) Disabled() bool { return w.skew != "" }
+
+// Banner is the page-level message: the restart message after version
+// skew, or why the editor shows no controls.
+func (w *Widget) Banner() string {
+	if w.skew != "" {
+		return w.skew
+	}
+	return w.notice
+}
+
+func (w *Widget) send(p pending, method, path, body string) Request {
+	w.next++
+	w.pending[w.next] = p
+	return Request{ID: w.next, Method: method, Path: path, Body: body}
+}
+
+// Refresh asks for the state again (S98). Requests coalesce: while one is
+// in flight, one more follows it.
+func (w *Widget) Refresh() []Request {
+	if w.stateBusy {
+		w.stateAgain = true
+		return nil
+	}
+	w.stateBusy = true
+	return []Request{w.send(pending{op: opState}, "GET", PathState+"?session="+queryEscape(w.session), "")}
+}
+
+// Open turns a user row's body into the inline editor (S90).
+func (w *Widget) Open(seq int) {
+	u := w.user(seq)
+	if u == nil || u.Shadowed || w.Disabled() {
+		return
+	}
+	r := w.row(seq)
+	if r.editing {
+		return
+	}
+	r.editing, r.draft, r.marked, r.err, r.note = true, u.Text, nil, "", ""
+}
+
+// SetDraft records the textarea's content.
+func (w *Widget) SetDraft(seq int, text string) {
+	if r := w.rows[seq]; r != nil && r.editing {
+		r.draft = text
+	}
+}
+
+// Cancel closes the editor and forgets the draft and the marks (S91, S93).
+func (w *Widget) Cancel(seq int) {
+	if r := w.rows[seq]; r != nil && r.editing && !r.busy {
+		r.editing, r.draft, r.marked, r.err = false, "", nil, ""
+	}
+}
+
+// ToggleChip marks or unmarks an attachment for removal (S93).
+func (w *Widget) ToggleChip(seq int, id string) {
+	r := w.rows[seq]
+	if r == nil || !r.editing || r.busy || w.Disabled() {
+		return
+	}
+	for i, m := range r.marked {
+		if m == id {
+			r.marked = append(r.marked[:i], r.marked[i+1:]...)
+			return
+		}
+	}
+	r.marked = append(r.marked, id)
+}
+
+// KeyAction is what a key press in the editor does.
+type KeyAction uint8
+
+const (
+	KeyNone KeyAction = iota
+	KeySave
+	KeyCancel
+)
+
+// Key maps a keydown in the editor's textarea (S91): Enter saves,
+// Shift+Enter is a newline, Esc cancels, and nothing happens while an IME
+// composition is open (CJK input confirms candidates with Enter).
+func Key(key string, shift, composing bool) KeyAction {
+	if composing {
+		return KeyNone
+	}
+	switch key {
+	case "Enter":
+		if !shift {
+			return KeySave
+		}
+	case "Escape", "Esc":
+		return KeyCancel
+	}
+	return KeyNone
+}
+
+// Save sends the open editor's draft: `edit`, or `regenerate` for Save &
+// regenerate (S92). The buttons stay disabled until the answer (no double
+// submit).
+func (w *Widget) Save(seq int, regenerate bool) []Request {
+	r := w.rows[seq]
+	if r == nil || !r.editing || r.busy || w.Disabled() {
+		return nil
+	}
+	if regenerate {
+		if u := w.user(seq); u == nil || !u.Regenerable {
+			return nil
+		}
+		return w.call(opRegenerate, seq, r.draft, true, r.marked, 0)
+	}
+	return w.call(opEdit, seq, r.draft, true, r.marked, 0)
+}
+
+// Undo restores the original text of an edited user row (S94).
+func (w *Widget) Undo(seq int) []Request {
+	if w.Disabled() || (w.rows[seq] != nil && w.rows[seq].busy) {
+		return nil
+	}
+	return w.call(opUndo, seq, "", false, nil, 0)
+}
+
+// RegenerateTurn is the circular arrow on an assistant row (S95).
+func (w *Widget) RegenerateTurn(seq int) []Request {
+	if w.Disabled() || (w.rows[seq] != nil && w.rows[seq].busy) {
+		return nil
+	}
+	return w.call(opRegenerate, seq, "", false, nil, 0)
+}
+
+// Call is the programmatic form of the three operations ("edit", "undo",
+// "regenerate") for any row seq, model replies included, so a refusal such
+// as assistant-immutable shows inline on that row. Its outcome is reported
+// through TakeSettled with token.
+func (w *Widget) Call(name string, seq int, text string, hasText bool, remove []string, token int) []Request {
+	var o op
+	switch name {
+	case "edit":
+		o = opEdit
+	case "undo":
+		o = opUndo
+	case "regenerate":
+		o = opRegenerate
+	default:
+		w.settled = append(w.settled, Settled{Token: token, Result: Result{Code: "bad-request", Message: "unknown editor operation " + Quote(name)}})
+		return nil
+	}
+	if w.Disabled() {
+		w.settled = append(w.settled, Settled{Token: token, Result: Result{Code: CodeVersionSkew, Message: w.skew}})
+		return nil
+	}
+	return w.call(o, seq, text, hasText, remove, token)
+}
+
+func (w *Widget) call(o op, seq int, text string, hasText bool, remove []string, token int) []Request {
+	r := w.row(seq)
+	r.busy, r.err = true, ""
+	body := `{"session":` + Quote(w.session) + `,"target":{"seq":` + strconv.Itoa(seq) + `}`
+	if hasText {
+		body += `,"text":` + Quote(text)
+	}
+	if len(remove) > 0 {
+		body += `,"removeAttachments":[`
+		for i, id := range remove {
+			if i > 0 {
+				body += ","
+			}
+			body += Quote(id)
+		}
+		body += "]"
+	}
+	body += "}"
+	path := PathEdit
+	switch o {
+	case opUndo:
+		path = PathUndo
+	case opRegenerate:
+		path = PathRegenerate
+	}
+	return []Request{w.send(pending{op: o, seq: seq, token: token, text: text, hasText: hasText}, "POST", path, body)}
+}
+
+// Response hands the answer to request id to the widget; it returns the
+// requests that follow (a state refresh after every operation).
+func (w *Widget) Response(id, status int, body string) []Request {
+	p, ok := w.pending[id]
+	if !ok {
+		return nil
+	}
+	delete(w.pending, id)
+	res := ParseResponse(status, body)
+	if p.op == opState {
+		return w.stateAnswer(res)
+	}
+	if p.token != 0 {
+		w.settled = append(w.settled, Settled{p.token, res, body})
+	}
+	r := w.row(p.seq)
+	r.busy = false
+	if !res.OK {
+		if res.Code == CodeVersionSkew {
+			w.skew = res.Message
+		}
+		r.err = res.Message
+		if r.err == "" {
+			r.err = res.Code
+		}
+		return nil // the editor stays open with the user's text (S97)
+	}
+	r.err = ""
+	switch p.op {
+	case opEdit:
+		if !res.Value.Get("unchanged").Truth() && p.hasText {
+			t := p.text
+			r.shown = &t
+		}
+		if res.Value.Get("inFlight").Truth() {
+			r.note = InFlightNote
+		}
+		r.editing, r.draft, r.marked = false, "", nil
+	case opRegenerate:
+		if p.hasText {
+			t := p.text
+			r.shown = &t
+		}
+		r.editing, r.draft, r.marked, r.note = false, "", nil, ""
+	case opUndo:
+		r.note = ""
+	}
+	return w.Refresh()
+}
+
+func (w *Widget) stateAnswer(res Result) []Request {
+	w.stateBusy = false
+	switch {
+	case res.OK:
+		if st, ok := DecodeState(res.Value); ok {
+			w.st, w.notice = st, ""
+			for seq, r := range w.rows {
+				r.shown = nil
+				if !st.AgentRunning {
+					r.note = ""
+				}
+				if !r.editing && !r.busy && r.err == "" && r.note == "" {
+					delete(w.rows, seq)
+				}
+			}
+		} else {
+			w.notice = "The host's editor state could not be read."
+		}
+	case res.Code == CodeVersionSkew:
+		w.skew = res.Message
+	default:
+		// session-not-loaded and friends: the stock transcript, no
+		// controls (S87).
+		w.st, w.notice = nil, res.Message
+	}
+	if w.stateAgain {
+		w.stateAgain = false
+		return w.Refresh()
+	}
+	return nil
+}
+
+// TakeSettled returns and clears the outcomes of programmatic calls.
+func (w *Widget) TakeSettled() []Settled {
+	s := w.settled
+	w.settled = nil
+	return s
+}
+
+// RowKind says which overlay a row gets.
+type RowKind uint8
+
+const (
+	// OtherRow is left entirely to the host's renderer (S96).
+	OtherRow RowKind = iota
+	UserRowKind
+	AssistantRowKind
+)
+
+// Chip is one attachment chip.
+type Chip struct {
+	ID, Label string
+	Marked    bool
+}
+
+// RowView is everything the DOM edge draws for one row.
+type RowView struct {
+	Kind   RowKind
+	Hidden bool
+	// User rows: the live text and attachments (or the editor's).
+	Text  string
+	Chips []Chip
+	// Controls.
+	Pencil, Edited, Undo, Regenerate bool
+	Editing                          bool
+	Draft                            string
+	SaveRegenerate                   bool
+	Busy, Disabled                   bool
+	Error, Note                      string
+}
+
+// Row is the view of the row whose (original) seq is seq.
+func (w *Widget) Row(seq int) RowView {
+	v := RowView{Disabled: w.Disabled()}
+	r := w.rows[seq]
+	if r != nil {
+		v.Busy, v.Error, v.Note = r.busy, r.err, r.note
+	}
+	if w.st == nil {
+		return v
+	}
+	v.Hidden = w.st.Hidden[seq]
+	if u := w.user(seq); u != nil {
+		v.Kind = UserRowKind
+		v.Text = u.Text
+		if r != nil && r.shown != nil {
+			v.Text = *r.shown
+		}
+		for _, a := range u.Attachments {
+			c := Chip{ID: a.ID, Label: a.Label()}
+			if r != nil && r.editing {
+				for _, m := range r.marked {
+					c.Marked = c.Marked || m == a.ID
+				}
+			}
+			v.Chips = append(v.Chips, c)
+		}
+		v.Pencil = !u.Shadowed
+		v.Edited = u.Edited
+		v.Undo = u.Undoable
+		if r != nil && r.editing {
+			v.Editing, v.Draft, v.SaveRegenerate = true, r.draft, u.Regenerable
+		}
+		return v
+	}
+	if a := w.assistant(seq); a != nil {
+		v.Kind = AssistantRowKind
+		v.Regenerate = a.Regenerable
+	}
+	return v
+}
+
+func queryEscape(s string) string {
+	const hexd = "0123456789ABCDEF"
+	var b []byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~' {
+			b = append(b, c)
+		} else {
+			b = append(b, '%', hexd[c>>4], hexd[c&15])
+		}
+	}
+	return string(b)
+}

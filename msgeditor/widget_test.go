@@ -1,0 +1,321 @@
+package msgeditor
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	"tavern-core/sessionlog"
+	"tavern-core/sessionlog/route"
+)
+
+// The widget against the real route handler serving fixture F (spec §18 H).
+
+type fSession struct {
+	log   *sessionlog.Log
+	agent *fAgent
+}
+
+func (s *fSession) HeaderVersion() int { return s.log.Version() }
+func (s *fSession) Events() ([]json.RawMessage, error) {
+	out := []json.RawMessage{}
+	for _, e := range s.log.Events {
+		b, err := e.MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+func (s *fSession) Append(typ string, data, surfaceOp json.RawMessage, src []int) (int, error) {
+	env := map[string]any{"type": typ, "seq": s.log.Len(), "time": 1, "data": data, "surfaceOp": surfaceOp}
+	if src != nil {
+		env["sourceEventSeqs"] = src
+	}
+	b, _ := json.Marshal(env)
+	ev, err := sessionlog.ParseEvent(b, s.log.Len())
+	if err == nil {
+		err = s.log.Append(ev)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return ev.Seq, nil
+}
+func (s *fSession) Agent() (route.Agent, bool) { return s.agent, true }
+
+type fAgent struct {
+	status    string
+	followups int
+}
+
+func (a *fAgent) Status() string                 { return a.status }
+func (a *fAgent) Followup(json.RawMessage) error { a.followups++; return nil }
+
+type fPort struct {
+	s       *fSession
+	version string
+}
+
+func (p *fPort) Session(id string) (route.Session, bool) {
+	if id != "sF" {
+		return nil, false
+	}
+	return p.s, true
+}
+func (p *fPort) Authorize(*http.Request) bool { return true }
+func (p *fPort) Origin() string               { return "http://127.0.0.1:4000" }
+func (p *fPort) Version() string              { return p.version }
+
+type rig struct {
+	t    *testing.T
+	w    *Widget
+	port *fPort
+	h    http.Handler
+	sent []Request
+	// hold answers for these paths instead of serving them
+	override map[string]func() (int, string)
+}
+
+func newRig(t *testing.T) *rig {
+	t.Helper()
+	b, err := os.ReadFile("../testdata/sessionlog/f.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := sessionlog.DecodeBytes(b, sessionlog.DecodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &fPort{s: &fSession{log: l, agent: &fAgent{status: "idle"}}, version: Version}
+	r := &rig{t: t, w: New("sF"), port: p, h: route.New(p), override: map[string]func() (int, string){}}
+	r.run(r.w.Refresh())
+	return r
+}
+
+// run serves requests (and what follows them) until none is left.
+func (r *rig) run(reqs []Request) {
+	for len(reqs) > 0 {
+		q := reqs[0]
+		reqs = reqs[1:]
+		r.sent = append(r.sent, q)
+		path := q.Path
+		if i := strings.IndexByte(path, '?'); i >= 0 {
+			path = path[:i]
+		}
+		if f := r.override[path]; f != nil {
+			status, body := f()
+			reqs = append(reqs, r.w.Response(q.ID, status, body)...)
+			continue
+		}
+		hr := httptest.NewRequest(q.Method, "http://127.0.0.1:4000"+q.Path, strings.NewReader(q.Body))
+		hr.Header.Set(VersionHeader, Version)
+		if q.Body != "" {
+			hr.Header.Set("Content-Type", "application/json")
+		}
+		rec := httptest.NewRecorder()
+		r.h.ServeHTTP(rec, hr)
+		reqs = append(reqs, r.w.Response(q.ID, rec.Code, rec.Body.String())...)
+	}
+}
+
+func (r *rig) posts(path string) []Request {
+	var out []Request
+	for _, q := range r.sent {
+		if q.Path == path {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+func TestStateOfF(t *testing.T) {
+	r := newRig(t)
+	v2, v15 := r.w.Row(2), r.w.Row(15)
+	if v2.Kind != UserRowKind || v2.Text != "q1" || !v2.Pencil || v2.Edited || v2.Undo {
+		t.Fatalf("row 2: %+v", v2)
+	}
+	if len(v15.Chips) != 2 || v15.Chips[0].Label != "a.png" || v15.Chips[1].Label != "b.txt" || v15.Text != "q2\nmore" {
+		t.Fatalf("row 15: %+v", v15)
+	}
+	// C69: the regenerate arrow only on row 17.
+	for _, s := range []int{6, 11, 17} {
+		if got := r.w.Row(s); got.Kind != AssistantRowKind || got.Regenerate != (s == 17) {
+			t.Fatalf("row %d: %+v", s, got)
+		}
+	}
+	if got := r.w.Row(3); got.Kind != OtherRow || got.Pencil {
+		t.Fatalf("context row 3 is the host's: %+v", got)
+	}
+}
+
+// C67: the editor's buttons and keys.
+func TestC67EditorKeys(t *testing.T) {
+	r := newRig(t)
+	r.w.Open(2)
+	v := r.w.Row(2)
+	if !v.Editing || v.Draft != "q1" || v.SaveRegenerate {
+		t.Fatalf("row 2 editor: %+v", v)
+	}
+	r.w.Open(15)
+	if !r.w.Row(15).SaveRegenerate {
+		t.Fatal("row 15's editor offers Save & regenerate")
+	}
+	cases := []struct {
+		key              string
+		shift, composing bool
+		want             KeyAction
+	}{
+		{"Enter", false, false, KeySave}, {"Enter", true, false, KeyNone},
+		{"Escape", false, false, KeyCancel}, {"Enter", false, true, KeyNone}, {"a", false, false, KeyNone},
+	}
+	for _, c := range cases {
+		if got := Key(c.key, c.shift, c.composing); got != c.want {
+			t.Errorf("Key(%q, %v, %v) = %v, want %v", c.key, c.shift, c.composing, got, c.want)
+		}
+	}
+	r.w.Cancel(15)
+	if r.w.Row(15).Editing {
+		t.Fatal("Esc closes the editor")
+	}
+	r.w.SetDraft(2, "q1*")
+	reqs := r.w.Save(2, false)
+	if len(reqs) != 1 || reqs[0].Path != PathEdit || reqs[0].Body != `{"session":"sF","target":{"seq":2},"text":"q1*"}` {
+		t.Fatalf("save: %+v", reqs)
+	}
+	if !r.w.Row(2).Busy || r.w.Save(2, false) != nil {
+		t.Fatal("no double submit while in flight")
+	}
+	r.run(reqs)
+	v = r.w.Row(2)
+	if v.Editing || v.Text != "q1*" || !v.Edited || !v.Undo || v.Busy {
+		t.Fatalf("after save: %+v", v)
+	}
+	if n := len(r.posts(PathState + "?session=sF")); n != 2 {
+		t.Fatalf("state fetched %d times, want 2", n)
+	}
+	// Undo restores the original.
+	r.run(r.w.Undo(2))
+	if v = r.w.Row(2); v.Text != "q1" || v.Edited || v.Undo {
+		t.Fatalf("after undo: %+v", v)
+	}
+}
+
+// C68: refusals stay inline with the draft; inFlight adds the note.
+func TestC68Refusal(t *testing.T) {
+	r := newRig(t)
+	r.override[PathEdit] = func() (int, string) {
+		return 423, `{"ok":false,"error":{"code":"compaction-open","message":"A compaction is running."}}`
+	}
+	r.w.Open(2)
+	r.w.SetDraft(2, "typed")
+	r.run(r.w.Save(2, false))
+	v := r.w.Row(2)
+	if !v.Editing || v.Draft != "typed" || v.Error != "A compaction is running." || v.Text != "q1" {
+		t.Fatalf("after refusal: %+v", v)
+	}
+	delete(r.override, PathEdit)
+	r.port.s.agent.status = "running"
+	r.run(r.w.Save(2, false))
+	if v = r.w.Row(2); v.Editing || v.Error != "" || v.Note != InFlightNote || v.Text != "typed" {
+		t.Fatalf("in flight: %+v", v)
+	}
+}
+
+// C69: chips, hiding, regenerate, skew.
+func TestC69ChipsRegenerateSkew(t *testing.T) {
+	r := newRig(t)
+	r.w.Open(15)
+	r.w.ToggleChip(15, "img-A")
+	if v := r.w.Row(15); !v.Chips[0].Marked || v.Chips[1].Marked {
+		t.Fatalf("marks: %+v", v.Chips)
+	}
+	r.w.Cancel(15)
+	r.w.Open(15)
+	if r.w.Row(15).Chips[0].Marked {
+		t.Fatal("Cancel clears the marks")
+	}
+	r.w.ToggleChip(15, "img-A")
+	r.w.SetDraft(15, "Q2")
+	reqs := r.w.Save(15, true)
+	if reqs[0].Path != PathRegenerate || reqs[0].Body != `{"session":"sF","target":{"seq":15},"text":"Q2","removeAttachments":["img-A"]}` {
+		t.Fatalf("save & regenerate: %+v", reqs)
+	}
+	r.run(reqs)
+	if r.port.s.agent.followups != 1 {
+		t.Fatal("the agent was woken once")
+	}
+	v := r.w.Row(15)
+	if v.Text != "Q2" || len(v.Chips) != 1 || v.Undo || !r.w.Row(17).Hidden {
+		t.Fatalf("after regenerate: %+v, row 17 %+v", v, r.w.Row(17))
+	}
+	// A model reply cannot be edited: the refusal shows on its row.
+	r.run(r.w.Call("edit", 6, "x", true, nil, 7))
+	s := r.w.TakeSettled()
+	if len(s) != 1 || s[0].Token != 7 || s[0].Result.Code != "assistant-immutable" || !strings.HasPrefix(r.w.Row(6).Error, "Model replies cannot be rewritten") {
+		t.Fatalf("assistant edit: %+v / %+v", s, r.w.Row(6))
+	}
+	// Version skew disables everything.
+	r.port.version = "9.9.9"
+	r.run(r.w.Refresh())
+	if !r.w.Disabled() || !strings.Contains(r.w.Banner(), "Restart DeepSeek Harness") || !r.w.Row(2).Disabled {
+		t.Fatalf("skew: %q", r.w.Banner())
+	}
+	r.w.Open(2)
+	if r.w.Row(2).Editing {
+		t.Fatal("no editing after skew")
+	}
+}
+
+func TestSkewOn404WithoutEnvelope(t *testing.T) {
+	if res := ParseResponse(404, "not found"); res.Code != CodeVersionSkew || res.Message != SkewMessage {
+		t.Fatalf("%+v", res)
+	}
+	if res := ParseResponse(404, `{"ok":false,"error":{"code":"message-not-found","message":"m"}}`); res.Code != "message-not-found" {
+		t.Fatalf("%+v", res)
+	}
+	if res := ParseResponse(502, "bad gateway"); res.Code != CodeInternal {
+		t.Fatalf("%+v", res)
+	}
+}
+
+func TestNotLoadedShowsNoControls(t *testing.T) {
+	r := newRig(t)
+	r.w.session = "nope"
+	r.run(r.w.Refresh())
+	if r.w.State() != nil || r.w.Row(2).Pencil || r.w.Banner() == "" {
+		t.Fatalf("not loaded: %+v %q", r.w.Row(2), r.w.Banner())
+	}
+}
+
+func TestJSONRoundTrip(t *testing.T) {
+	for _, s := range []string{"", "a\"b\\c", "line\nnext\ttab", "\x01\x1f", "emoji 😀 中文", "\u2028"} {
+		v, err := Parse(Quote(s))
+		if err != nil || v.Str() != s {
+			t.Fatalf("%q: %v %q", s, err, v.Str())
+		}
+		var std string
+		if err := json.Unmarshal([]byte(Quote(s)), &std); err != nil || std != s {
+			t.Fatalf("encoding/json reads %q as %q (%v)", Quote(s), std, err)
+		}
+	}
+	v, err := Parse(` {"a":[1,-2.5e3,true,false,null,"\ud83d\ude00\u00e9\/"],"b":{}} `)
+	if err != nil || v.Get("a").Items[1].N != -2500 || v.Get("a").Items[5].Str() != "😀é/" || v.Get("b").Kind != Object {
+		t.Fatalf("%v %+v", err, v)
+	}
+	for _, bad := range []string{"", "{", `{"a"}`, "[1,]", `"\x"`, "tru", `{"a":1}x`, strings.Repeat("[", 100) + strings.Repeat("]", 100)} {
+		if _, err := Parse(bad); err == nil {
+			t.Errorf("Parse(%q) accepted", bad)
+		}
+	}
+}
+
+func TestQueryEscape(t *testing.T) {
+	if got := queryEscape("a b/c&d"); got != "a%20b%2Fc%26d" {
+		t.Fatal(got)
+	}
+}

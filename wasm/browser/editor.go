@@ -1,0 +1,628 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"strconv"
+	"syscall/js"
+
+	"honnef.co/go/js/dom/v2"
+
+	"tavern-core/msgeditor"
+)
+
+// The message editor widget's DOM edge (spec S90–S98). msgeditor decides
+// everything; this file draws its RowViews into the host's transcript with
+// dom/v2 and turns DOM events into widget inputs. js/message-editor.js is
+// the facade: it sends the HTTP requests Go asks for (fetch) and hands the
+// answers back.
+//
+// Host contract: every transcript row is an element inside the mount root
+// with data-seq="{seq}" (the original event's seq), holding its text in a
+// [data-part=body] child and its action bar in a [data-part=actions] child
+// (created when missing). The widget owns only elements carrying
+// data-tc-me; it hides the host's body of user rows and draws the live
+// revision beside it, and hides rows in hiddenSeqs.
+//
+// Events are delegated: one click, keydown and input listener on the root,
+// elements carry data-tc-action/data-tc-seq, so nothing is allocated per row.
+
+type editorEdge struct {
+	next   int
+	mounts map[int]*editorMount
+}
+
+var editor *editorEdge
+
+func newEditorEdge(boot js.Value) {
+	if boot.IsUndefined() || boot.IsNull() {
+		return
+	}
+	editor = &editorEdge{mounts: map[int]*editorMount{}}
+	boot.Set("mount", guarded(editor.mount))
+}
+
+// guarded wraps a slow-lane entry: a Go panic becomes a returned
+// {internal: message} object and the module keeps working.
+func guarded(f func(args []js.Value) any) js.Func {
+	return js.FuncOf(func(_ js.Value, args []js.Value) (ret any) {
+		defer func() {
+			if r := recover(); r != nil {
+				msg := "tavern-core internal error: panic"
+				switch v := r.(type) {
+				case error:
+					msg = "tavern-core internal error: " + v.Error()
+				case string:
+					msg = "tavern-core internal error: " + v
+				}
+				js.Global().Get("console").Call("error", msg)
+				ret = map[string]any{"internal": msg}
+			}
+		}()
+		return f(args)
+	})
+}
+
+type editorMount struct {
+	id       int
+	w        *msgeditor.Widget
+	root     *elem
+	fx       js.Value // request(id, method, path, headers, body), settle(token, ok, code, message, body)
+	doc      js.Value
+	banner   *elem
+	rows     map[int]*rowDOM
+	sig      string
+	funcs    []js.Func
+	unlisten []func()
+	observer js.Value
+	dead     bool
+}
+
+type rowDOM struct {
+	el       js.Value // the host's row element this was drawn into
+	key      string
+	owned    []*elem
+	body     *elem // the host's body we hid, if any
+	textarea *elem
+}
+
+// mount(root, sessionId, fx) → handle {refresh, call, response, destroy}
+func (e *editorEdge) mount(args []js.Value) any {
+	e.next++
+	m := &editorMount{id: e.next, w: msgeditor.New(args[1].String()), root: wrapEl(args[0]),
+		fx: args[2], doc: js.Global().Get("document"), rows: map[int]*rowDOM{}}
+	e.mounts[m.id] = m
+	m.listen("click", m.onClick)
+	m.listen("keydown", m.onKey)
+	m.listen("input", m.onInput)
+	m.listenOn(m.doc, "visibilitychange", func(js.Value) {
+		if m.doc.Get("visibilityState").String() == "visible" {
+			m.do(m.w.Refresh())
+		}
+	})
+	obs := js.FuncOf(func(js.Value, []js.Value) any {
+		m.safe(m.onMutation)
+		return nil
+	})
+	m.funcs = append(m.funcs, obs)
+	m.observer = js.Global().Get("MutationObserver").New(obs)
+	m.observer.Call("observe", m.root.Underlying(), map[string]any{"childList": true, "subtree": true})
+
+	h := js.Global().Get("Object").New()
+	add := func(name string, f func(args []js.Value) any) {
+		fn := guarded(f)
+		m.funcs = append(m.funcs, fn)
+		h.Set(name, fn)
+	}
+	add("refresh", func([]js.Value) any { m.do(m.w.Refresh()); return nil })
+	add("response", func(a []js.Value) any {
+		m.do(m.w.Response(a[0].Int(), a[1].Int(), a[2].String()))
+		return nil
+	})
+	add("call", func(a []js.Value) any {
+		var remove []string
+		if r := a[3]; r.Truthy() {
+			for i := 0; i < r.Length(); i++ {
+				remove = append(remove, r.Index(i).String())
+			}
+		}
+		hasText := a[2].Type() == js.TypeString
+		text := ""
+		if hasText {
+			text = a[2].String()
+		}
+		m.do(m.w.Call(a[0].String(), a[1].Int(), text, hasText, remove, a[4].Int()))
+		return nil
+	})
+	add("destroy", func([]js.Value) any { m.destroy(); delete(e.mounts, m.id); return nil })
+	add("version", func([]js.Value) any { return msgeditor.Version })
+	m.sig = m.signature()
+	m.do(m.w.Refresh())
+	return h
+}
+
+func (m *editorMount) listen(typ string, f func(js.Value)) { m.listenOn(m.root.Underlying(), typ, f) }
+
+// listenOn adds a listener through syscall/js: dom/v2's AddEventListener
+// wraps every event through a constructor switch that links every event
+// type into the module.
+func (m *editorMount) listenOn(target js.Value, typ string, f func(js.Value)) {
+	fn := js.FuncOf(func(_ js.Value, args []js.Value) any {
+		m.safe(func() { f(args[0]) })
+		return nil
+	})
+	target.Call("addEventListener", typ, fn)
+	m.funcs = append(m.funcs, fn)
+	m.unlisten = append(m.unlisten, func() { target.Call("removeEventListener", typ, fn) })
+}
+
+// elem is dom/v2's basic element, built directly: dom.WrapElement's
+// constructor switch (and the Element interface's method set) would link
+// all of dom/v2 — measured at ~180 KB brotli.
+type elem = dom.BasicHTMLElement
+
+func wrapEl(v js.Value) *elem {
+	if !v.Truthy() {
+		return nil
+	}
+	return &elem{BasicElement: &dom.BasicElement{BasicNode: &dom.BasicNode{Value: v}}}
+}
+
+func queryAll(root *elem, sel string) []*elem {
+	list := root.Underlying().Call("querySelectorAll", sel)
+	out := make([]*elem, list.Length())
+	for i := range out {
+		out[i] = wrapEl(list.Index(i))
+	}
+	return out
+}
+
+func query(root *elem, sel string) *elem { return wrapEl(root.Underlying().Call("querySelector", sel)) }
+
+// safe runs an event handler; a panic is reported and contained.
+func (m *editorMount) safe(f func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			js.Global().Get("console").Call("error", "tavern-core message editor: internal error", js.ValueOf(strconv.Quote(toString(r))))
+		}
+	}()
+	if !m.dead {
+		f()
+	}
+}
+
+func toString(r any) string {
+	switch v := r.(type) {
+	case error:
+		return v.Error()
+	case string:
+		return v
+	}
+	return "panic"
+}
+
+// do sends the requests, redraws, and settles finished programmatic calls.
+func (m *editorMount) do(reqs []msgeditor.Request) {
+	if m.dead {
+		return
+	}
+	for _, q := range reqs {
+		headers := map[string]any{msgeditor.VersionHeader: msgeditor.Version}
+		var body any = js.Undefined()
+		if q.Method == "POST" {
+			headers["Content-Type"] = "application/json"
+			body = q.Body
+		}
+		m.fx.Call("request", q.ID, q.Method, q.Path, headers, body)
+	}
+	m.render()
+	for _, s := range m.w.TakeSettled() {
+		m.fx.Call("settle", s.Token, s.Result.OK, s.Result.Code, s.Result.Message, s.Body)
+	}
+}
+
+func (m *editorMount) signature() string {
+	s := ""
+	for _, el := range queryAll(m.root, "[data-seq]") {
+		s += el.GetAttribute("data-seq") + ","
+	}
+	return s
+}
+
+// The set of rendered rows changed: draw and fetch the state again (S98).
+func (m *editorMount) onMutation() {
+	if sig := m.signature(); sig != m.sig {
+		m.sig = sig
+		m.do(m.w.Refresh())
+		return
+	}
+	m.render()
+}
+
+func seqOf(el *elem) (int, bool) {
+	n, err := strconv.Atoi(el.GetAttribute("data-tc-seq"))
+	return n, err == nil
+}
+
+func (m *editorMount) target(ev js.Value) (*elem, string, int, bool) {
+	t := ev.Get("target")
+	if t.Truthy() && t.Get("nodeType").Int() != 1 {
+		t = t.Get("parentElement")
+	}
+	if !t.Truthy() {
+		return nil, "", 0, false
+	}
+	el := wrapEl(t.Call("closest", "[data-tc-action]"))
+	if el == nil || !m.root.Contains(el) {
+		return nil, "", 0, false
+	}
+	seq, ok := seqOf(el)
+	return el, el.GetAttribute("data-tc-action"), seq, ok
+}
+
+func (m *editorMount) onClick(ev js.Value) {
+	el, action, seq, ok := m.target(ev)
+	if !ok {
+		return
+	}
+	var reqs []msgeditor.Request
+	switch action {
+	case "open":
+		m.w.Open(seq)
+	case "cancel":
+		m.w.Cancel(seq)
+	case "save", "save-regenerate":
+		m.syncDraft(seq)
+		reqs = m.w.Save(seq, action == "save-regenerate")
+	case "chip":
+		m.w.ToggleChip(seq, el.GetAttribute("data-tc-chip"))
+	case "undo":
+		reqs = m.w.Undo(seq)
+	case "regenerate":
+		reqs = m.w.RegenerateTurn(seq)
+	default:
+		return
+	}
+	ev.Call("preventDefault")
+	m.do(reqs)
+}
+
+func (m *editorMount) syncDraft(seq int) {
+	if r := m.rows[seq]; r != nil && r.textarea != nil {
+		m.w.SetDraft(seq, r.textarea.Underlying().Get("value").String())
+	}
+}
+
+func (m *editorMount) onKey(ev js.Value) {
+	_, action, seq, ok := m.target(ev)
+	if !ok || action != "draft" {
+		return
+	}
+	u := ev
+	composing := u.Get("isComposing").Truthy() || u.Get("keyCode").Int() == 229
+	switch msgeditor.Key(u.Get("key").String(), u.Get("shiftKey").Bool(), composing) {
+	case msgeditor.KeySave:
+		ev.Call("preventDefault")
+		m.syncDraft(seq)
+		m.do(m.w.Save(seq, false))
+	case msgeditor.KeyCancel:
+		ev.Call("preventDefault")
+		m.w.Cancel(seq)
+		m.do(nil)
+	}
+}
+
+func (m *editorMount) onInput(ev js.Value) {
+	if _, action, seq, ok := m.target(ev); ok && action == "draft" {
+		m.syncDraft(seq)
+	}
+}
+
+const (
+	iconPencil = `<svg viewBox="0 0 24 24" width="16" height="16" aria-hidden="true"><path fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" d="M4 20h4L19 9l-4-4L4 16v4zM14 6l4 4"/></svg>`
+	iconRegen  = `<svg viewBox="0 0 24 24" width="16" height="16" aria-hidden="true"><path fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" d="M20 12a8 8 0 1 1-2.34-5.66M20 4v5h-5"/></svg>`
+)
+
+// viewKey is a cheap fingerprint of what a row shows (the draft excluded:
+// the textarea owns it while editing).
+func viewKey(v msgeditor.RowView) string {
+	b := func(x bool) string {
+		if x {
+			return "1"
+		}
+		return "0"
+	}
+	k := strconv.Itoa(int(v.Kind)) + b(v.Hidden) + b(v.Pencil) + b(v.Edited) + b(v.Undo) + b(v.Regenerate) +
+		b(v.Editing) + b(v.SaveRegenerate) + b(v.Busy) + b(v.Disabled) + "|" + v.Text + "|" + v.Error + "|" + v.Note
+	for _, c := range v.Chips {
+		k += "|" + c.ID + b(c.Marked) + c.Label
+	}
+	return k
+}
+
+func (m *editorMount) render() {
+	if m.dead {
+		return
+	}
+	m.renderBanner()
+	seen := map[int]bool{}
+	for _, el := range queryAll(m.root, "[data-seq]") {
+		seq, err := strconv.Atoi(el.GetAttribute("data-seq"))
+		if err != nil {
+			continue
+		}
+		seen[seq] = true
+		m.renderRow(seq, el)
+	}
+	for seq, r := range m.rows {
+		if !seen[seq] {
+			m.clearRow(r)
+			delete(m.rows, seq)
+		}
+	}
+}
+
+func (m *editorMount) renderBanner() {
+	text := m.w.Banner()
+	if text == "" {
+		if m.banner != nil {
+			m.banner.Remove()
+			m.banner = nil
+		}
+		return
+	}
+	if m.banner == nil {
+		m.banner = m.el("div", "tc-me-banner")
+		m.banner.SetAttribute("role", "alert")
+		if p := m.root.Underlying().Get("parentNode"); p.Truthy() {
+			p.Call("insertBefore", m.banner.Underlying(), m.root.Underlying())
+		}
+	}
+	if m.banner.TextContent() != text {
+		m.banner.SetTextContent(text)
+	}
+}
+
+func (m *editorMount) el(tag, class string) *elem {
+	e := wrapEl(m.doc.Call("createElement", tag))
+	e.Underlying().Set("className", class)
+	e.SetAttribute("data-tc-me", "")
+	return e
+}
+
+func (m *editorMount) button(class, action string, seq int, label string) *elem {
+	b := m.el("button", class)
+	b.SetAttribute("type", "button")
+	b.SetAttribute("data-tc-action", action)
+	b.SetAttribute("data-tc-seq", strconv.Itoa(seq))
+	b.SetTextContent(label)
+	return b
+}
+
+func setDisabled(e *elem, v bool) { e.Underlying().Set("disabled", v) }
+
+func (m *editorMount) iconButton(class, action string, seq int, icon, title string) *elem {
+	b := m.button(class, action, seq, "")
+	b.SetInnerHTML(icon)
+	b.SetAttribute("title", title)
+	b.SetAttribute("aria-label", title)
+	return b
+}
+
+func (m *editorMount) clearRow(r *rowDOM) {
+	for _, e := range r.owned {
+		e.Remove()
+	}
+	r.owned = nil
+	if r.body != nil {
+		r.body.Style().RemoveProperty("display")
+		r.body = nil
+	}
+	if r.el.Truthy() {
+		r.el.Get("style").Call("removeProperty", "display")
+		r.el.Call("removeAttribute", "data-tc-hidden")
+	}
+	r.textarea = nil
+}
+
+func (m *editorMount) renderRow(seq int, el *elem) {
+	v := m.w.Row(seq)
+	r := m.rows[seq]
+	if r == nil {
+		r = &rowDOM{}
+		m.rows[seq] = r
+	}
+	key := viewKey(v)
+	intact := r.el.Truthy() && r.el.Equal(el.Underlying())
+	for _, o := range r.owned {
+		intact = intact && el.Contains(o)
+	}
+	if intact && key == r.key {
+		return
+	}
+	keep := r.textarea
+	if !intact {
+		keep = nil
+	}
+	m.clearRow(r)
+	r.el, r.key = el.Underlying(), key
+
+	if v.Hidden {
+		el.SetAttribute("data-tc-hidden", "")
+		el.Style().SetProperty("display", "none", "important")
+		return
+	}
+	actions := query(el, "[data-part=actions]")
+	if actions == nil {
+		actions = m.el("div", "tc-me-actions")
+		el.AppendChild(actions)
+		r.owned = append(r.owned, actions)
+	}
+	add := func(parent *elem, child *elem) {
+		parent.AppendChild(child)
+		r.owned = append(r.owned, child)
+	}
+	seqStr := strconv.Itoa(seq)
+
+	switch v.Kind {
+	case msgeditor.UserRowKind:
+		body := query(el, "[data-part=body]")
+		var view *elem
+		if v.Editing {
+			view = m.editorCard(seq, v, keep, r)
+		} else {
+			view = m.el("div", "tc-me-body")
+			t := m.el("div", "tc-me-text")
+			t.SetTextContent(v.Text)
+			view.AppendChild(t)
+			if len(v.Chips) > 0 {
+				chips := m.el("div", "tc-me-chips")
+				for _, c := range v.Chips {
+					s := m.el("span", "tc-me-chip")
+					s.SetTextContent(c.Label)
+					chips.AppendChild(s)
+				}
+				view.AppendChild(chips)
+			}
+		}
+		if body != nil {
+			body.Style().SetProperty("display", "none", "")
+			r.body = body
+			body.Underlying().Get("parentNode").Call("insertBefore", view.Underlying(), body.Underlying())
+		} else {
+			el.Underlying().Call("prepend", view.Underlying())
+		}
+		r.owned = append(r.owned, view)
+		if !v.Editing {
+			if v.Edited {
+				b := m.el("span", "tc-me-badge")
+				b.SetTextContent("edited")
+				add(actions, b)
+			}
+			if v.Undo {
+				u := m.button("tc-me-act tc-me-undo", "undo", seq, "Undo")
+				u.SetAttribute("title", "Undo the edit: restore the original text")
+				setDisabled(u, v.Busy || v.Disabled)
+				add(actions, u)
+			}
+			if v.Pencil {
+				p := m.iconButton("tc-me-act tc-me-pencil", "open", seq, iconPencil, "Edit message")
+				setDisabled(p, v.Busy || v.Disabled)
+				add(actions, p)
+			}
+		}
+	case msgeditor.AssistantRowKind:
+		if v.Regenerate {
+			b := m.iconButton("tc-me-act tc-me-regenerate", "regenerate", seq, iconRegen, "Regenerate this turn")
+			setDisabled(b, v.Busy || v.Disabled)
+			add(actions, b)
+		}
+	}
+	if !v.Editing {
+		if v.Note != "" {
+			n := m.el("div", "tc-me-note")
+			n.SetTextContent(v.Note)
+			el.AppendChild(n)
+			r.owned = append(r.owned, n)
+		}
+		if v.Error != "" {
+			e := m.el("div", "tc-me-error")
+			e.SetAttribute("role", "alert")
+			e.SetAttribute("data-tc-seq", seqStr)
+			e.SetTextContent(v.Error)
+			el.AppendChild(e)
+			r.owned = append(r.owned, e)
+		}
+	}
+}
+
+// editorCard is the inline editor (S90): an outlined card with the
+// textarea, the chips, the inline error and the pill buttons.
+func (m *editorMount) editorCard(seq int, v msgeditor.RowView, keep *elem, r *rowDOM) *elem {
+	card := m.el("div", "tc-me-card")
+	ta := keep
+	fresh := ta == nil
+	if fresh {
+		ta = m.el("textarea", "tc-me-input")
+		ta.SetAttribute("data-tc-action", "draft")
+		ta.SetAttribute("data-tc-seq", strconv.Itoa(seq))
+		ta.SetAttribute("aria-label", "Edit message")
+		ta.SetAttribute("rows", "3")
+		ta.Underlying().Set("value", v.Draft)
+	}
+	ta.Underlying().Set("readOnly", v.Busy || v.Disabled)
+	r.textarea = ta
+	card.AppendChild(ta)
+	if len(v.Chips) > 0 {
+		chips := m.el("div", "tc-me-chips")
+		for _, c := range v.Chips {
+			b := m.button("tc-me-chip", "chip", seq, c.Label)
+			b.SetAttribute("data-tc-chip", c.ID)
+			b.SetAttribute("aria-pressed", strconv.FormatBool(c.Marked))
+			if c.Marked {
+				b.Class().Add("tc-me-marked")
+				b.SetAttribute("title", "Marked for removal: click to keep")
+			} else {
+				b.SetAttribute("title", "Click to remove this attachment")
+			}
+			setDisabled(b, v.Busy || v.Disabled)
+			chips.AppendChild(b)
+		}
+		card.AppendChild(chips)
+	}
+	if v.Error != "" {
+		e := m.el("div", "tc-me-error")
+		e.SetAttribute("role", "alert")
+		e.SetAttribute("data-tc-seq", strconv.Itoa(seq))
+		e.SetTextContent(v.Error)
+		card.AppendChild(e)
+	}
+	bar := m.el("div", "tc-me-buttons")
+	save := m.button("tc-me-pill tc-me-save", "save", seq, "Save")
+	cancel := m.button("tc-me-pill tc-me-cancel", "cancel", seq, "Cancel")
+	setDisabled(save, v.Busy || v.Disabled)
+	setDisabled(cancel, v.Busy)
+	bar.AppendChild(save)
+	if v.SaveRegenerate {
+		sr := m.button("tc-me-pill tc-me-save-regenerate", "save-regenerate", seq, "Save & regenerate")
+		setDisabled(sr, v.Busy || v.Disabled)
+		bar.AppendChild(sr)
+	}
+	bar.AppendChild(cancel)
+	card.AppendChild(bar)
+	if fresh {
+		// Focus once the card is in the document (next microtask).
+		var focus js.Func
+		focus = js.FuncOf(func(js.Value, []js.Value) any {
+			focus.Release()
+			if !m.dead && ta.Underlying().Get("isConnected").Bool() {
+				ta.Focus()
+				end := ta.Underlying().Get("value").Length()
+				ta.Underlying().Call("setSelectionRange", end, end)
+			}
+			return nil
+		})
+		js.Global().Call("queueMicrotask", focus)
+	}
+	return card
+}
+
+func (m *editorMount) destroy() {
+	if m.dead {
+		return
+	}
+	m.dead = true
+	m.observer.Call("disconnect")
+	for _, f := range m.unlisten {
+		f()
+	}
+	for _, r := range m.rows {
+		m.clearRow(r)
+	}
+	if m.banner != nil {
+		m.banner.Remove()
+	}
+	for _, f := range m.funcs {
+		f.Release()
+	}
+}
