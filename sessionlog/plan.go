@@ -295,7 +295,17 @@ func (l *Log) plan(req Request, env Env) (*Plan, *Error) {
 		if deepEqual(anySlice(liveContent), anySlice(origContent)) || hasRegenerate(copies[o]) {
 			return nil, refuse(CodeNothingToUndo, "There is no edit to undo on this message.")
 		}
-		ev, verr := l.buildCopy(live, o, ActionUndo, cloneValue(anySlice(origContent)).([]any), live, live, []int{live}, env)
+		// The original's content goes back as it was written, not as read:
+		// an absent field stays absent and a flattened string stays a
+		// string, so the fold equals the pre-edit fold (S73).
+		data := cloneValue(l.Events[live].Data()).(map[string]any)
+		if raw, ok := message(orig)["content"]; ok {
+			data["content"] = cloneValue(raw)
+		} else {
+			delete(data, "content")
+		}
+		setMessageEdit(data, o, ActionUndo)
+		ev, verr := l.finish("user/message", data, live, live, []int{live}, env)
 		if verr != nil {
 			return nil, verr
 		}

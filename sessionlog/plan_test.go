@@ -768,3 +768,31 @@ func TestS19_WriterShapes(t *testing.T) {
 		t.Fatal("trigger kind")
 	}
 }
+
+// S72, S73: undo restores the original's content field as written. Found
+// by FuzzUndo: an original without content came back with "content":[],
+// and a flattened string content would have come back as a block array,
+// so the fold after the undo differed from the fold before the edit.
+func TestS73_UndoRestoresContentAsWritten(t *testing.T) {
+	for name, msg := range map[string]string{
+		"absent": `{"id":"u9","role":"user","source":{"kind":"user"}}`,
+		"string": `{"id":"u9","role":"user","content":"plain","source":{"kind":"user"}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			l := loadF(t)
+			mustAppend(t, l, `{"type":"user/message","data":`+msg+`,"surfaceOp":"append"}`)
+			before := l.Messages()
+			apply(t, l, OpEdit, byID("u9"), ptr("x"), nil, Env{})
+			apply(t, l, OpUndo, byID("u9"), nil, nil, Env{})
+			after := l.Messages()
+			last := asMap(cloneValue(after[len(after)-1]))
+			delete(asMap(last["source"]), "messageEdit")
+			after[len(after)-1] = last
+			jsonEq(t, after, canon(t, before))
+			r := l.Overlay(Env{}).UserRows[2]
+			if r.Edited || r.Undoable {
+				t.Fatalf("%+v", r)
+			}
+		})
+	}
+}
