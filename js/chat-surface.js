@@ -211,6 +211,16 @@ fx.setTimeout = (h, ms) => schedule(h, timers, (H, cb) => H.st.call(globalThis, 
 fx.clearTimeout = (h, id) => cancel(h, timers, (H, n) => H.ct.call(globalThis, n), id);
 fx.disposed = () => {};
 
+// Table sizes, Go's and the facade's, for leak checks: on the core
+// instance only, never on the public API (C13).
+core.chatSurfaceTables = () => {
+  const t = fx.tables();
+  let frameCount = 0;
+  let timerCount = 0;
+  for (const H of hosts.values()) { frameCount += H.frames.size; timerCount += H.timers.size; }
+  return { ...t, refs: refs.size, signals: signals.size, jsHosts: hosts.size, frames: frameCount, timers: timerCount };
+};
+
 // ---- the extension API (C11–C16) ----
 function isManagedOwnershipRequired() { return fx.managed(); }
 function registerParticipant(definition) {

@@ -87,6 +87,7 @@ func newSurfaceEdge(fx js.Value) {
 		e.event(a[0].Int(), func(s *surfaceHost) { s.h.Frame(a[1].Int()) })
 		return nil
 	})
+	set("tables", e.tables)
 	set("timer", func(a []js.Value) any {
 		e.event(a[0].Int(), func(s *surfaceHost) { s.h.Timer(a[1].Int()) })
 		return nil
@@ -299,6 +300,38 @@ func (e *surfaceEdge) event(id int, f func(s *surfaceHost)) {
 	e.enter(s)
 	defer e.exit(s)
 	f(s)
+}
+
+// tables reports the edge's and the live hosts' table sizes for leak checks
+// (issue 5); the facade adds its own and exposes the sum on the core
+// instance, never on the public API (C13).
+func (e *surfaceEdge) tables([]js.Value) any {
+	o := js.Global().Get("Object").New()
+	o.Set("hosts", len(e.hosts))
+	o.Set("memo", len(e.memo))
+	o.Set("thrown", len(e.thrown))
+	var nodes, ids, mounted, sizes, dirty, cands, desired, claims, transient int
+	for _, s := range e.hosts {
+		if s.dom != nil {
+			nodes += s.dom.Len()
+		}
+		if s.h != nil {
+			t := s.h.Tables()
+			ids += t.IDs
+			mounted += t.Mounted
+			sizes += t.Sizes
+			dirty += t.Dirty
+			cands += t.Candidates
+			desired += t.Desired
+			claims += t.OpenClaims
+			transient += t.Transient
+		}
+	}
+	for k, v := range map[string]int{"domNodes": nodes, "ids": ids, "mounted": mounted, "sizes": sizes,
+		"dirty": dirty, "candidates": cands, "desired": desired, "openClaims": claims, "transient": transient} {
+		o.Set(k, v)
+	}
+	return o
 }
 
 // ---- page ----
