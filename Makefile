@@ -66,6 +66,7 @@ test: vet test-go test-wasm test-domjs test-js test-e2e
 
 bench: wasm node_modules
 	$(STACK); cd $(JS) && node --expose-gc bench/run.js
+	$(STACK); cd $(JS) && node --expose-gc bench/chat-surface.js
 	$(STACK); $(MAKE) --no-print-directory host-wasm && cd $(JS) && node --expose-gc bench/session-log.js
 
 size: wasm

@@ -1,0 +1,108 @@
+// Chat surface benchmarks (issue 5), run by `make bench` after bench/run.js:
+// opening a 10,000-message chat to settled, and a scroll sweep end to end,
+// each measured per frame under happy-dom, side by side with the plain-JS
+// window policy of bench/plain-window.js. Prints medians and the ratio
+// tavern-core / plain JS.
+import '../test/happydom-preload.cjs';
+import { makeRoot, formatMessage, materializer, messages } from '../test/chat-surface-fixture.js';
+import { installChatSurfaceApi, createChatSurfaceHost } from '../chat-surface.js';
+import { createPlainWindow } from './plain-window.js';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+const SWEEP = Number(process.env.BENCH_SWEEP ?? 100);
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[s.length >> 1]; };
+
+installChatSurfaceApi(globalThis, { managed: true });
+
+function frames() {
+  const q = new Map();
+  let next = 0;
+  return {
+    requestAnimationFrame: (cb) => { q.set(++next, cb); return next; },
+    cancelAnimationFrame: (id) => { q.delete(id); },
+    setTimeout: (cb) => { q.set(++next, cb); return next; },
+    clearTimeout: (id) => { q.delete(id); },
+    // Runs queued callbacks one at a time, timing each (a frame or timer).
+    flush(times) {
+      while (q.size) {
+        const [id, cb] = q.entries().next().value;
+        q.delete(id);
+        const t = performance.now();
+        cb();
+        times?.push(performance.now() - t);
+      }
+    },
+  };
+}
+
+const chat = messages(10000);
+const Event = globalThis.window.Event;
+
+function core() {
+  const root = makeRoot();
+  const sched = frames();
+  const host = createChatSurfaceHost({ root, getMessages: () => chat, materialize: materializer(), formatMessage, emit() {}, ...sched });
+  return {
+    root, sched,
+    open() { host.open(); },
+    reset() { host.resetEpoch(); },
+    done() { host.dispose(); root.remove(); },
+  };
+}
+function plain() {
+  const root = makeRoot();
+  const sched = frames();
+  const w = createPlainWindow({ root, getMessages: () => chat, materialize: materializer(), ...sched });
+  return { root, sched, open: () => w.open(), reset: () => w.reset(), done() { root.remove(); } };
+}
+
+// (1) open to settled: the open() call plus every frame until none is due.
+function openToSettled(make) {
+  const x = make();
+  const t = performance.now();
+  x.open();
+  x.sched.flush();
+  const ms = performance.now() - t;
+  x.done();
+  return ms;
+}
+
+// (2) a sweep from the end to the top: each step is a scroll notification
+// and the frames it causes; the per-frame cost is the median over frames.
+function sweep(make) {
+  const x = make();
+  x.open();
+  x.sched.flush();
+  const per = [];
+  const t = performance.now();
+  for (let i = 1; i <= SWEEP; i++) {
+    const max = x.root.scrollHeight - x.root.clientHeight;
+    x.root.scrollTop = Math.round((1 - i / SWEEP) * max);
+    const t0 = performance.now();
+    x.root.dispatchEvent(new Event('scroll'));
+    const t1 = performance.now();
+    const frameTimes = [];
+    x.sched.flush(frameTimes);
+    per.push(t1 - t0 + frameTimes.reduce((a, b) => a + b, 0));
+  }
+  const total = performance.now() - t;
+  x.done();
+  return { total, step: median(per) };
+}
+
+function row(name, a, b) {
+  console.log(`${name.padEnd(58)} core ${a.toFixed(2).padStart(9)} ms   plain ${b.toFixed(2).padStart(9)} ms   ratio ${(a / b).toFixed(2)}`);
+}
+
+for (let i = 0; i < 2; i++) { openToSettled(core); openToSettled(plain); } // warm-up
+const oa = [];
+const ob = [];
+for (let i = 0; i < RUNS; i++) {
+  if (i % 2) { oa.push(openToSettled(core)); ob.push(openToSettled(plain)); } else { ob.push(openToSettled(plain)); oa.push(openToSettled(core)); }
+}
+row('chat surface: open 10,000 messages to settled', median(oa), median(ob));
+const sa = [];
+const sb = [];
+for (let i = 0; i < Math.max(3, RUNS >> 1); i++) { sa.push(sweep(core)); sb.push(sweep(plain)); }
+row(`chat surface: scroll sweep, ${SWEEP} steps, per step (frames)`, median(sa.map((r) => r.step)), median(sb.map((r) => r.step)));
+row(`chat surface: scroll sweep, ${SWEEP} steps, end to end`, median(sa.map((r) => r.total)), median(sb.map((r) => r.total)));

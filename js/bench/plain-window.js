@@ -1,0 +1,134 @@
+// A plain-JS implementation of the bounded window policy (C73–C91 subset),
+// the baseline for bench/chat-surface.js: V ∪ {T} with at most 32 viewport
+// messages, overscan 2, spacers, measured sizes by message object with a
+// 200 px estimate, Fenwick prefix sums, following the tail, one geometry
+// commit per frame. No participants, leases or admission: it is what a
+// page would write by hand, so the ratio shows what the Go core costs.
+const EST = 200;
+const MAXV = 32;
+
+class Fenwick {
+  constructor(sizes) {
+    const n = sizes.length;
+    this.n = n;
+    this.size = Float64Array.from(sizes);
+    this.tree = new Float64Array(n + 1);
+    for (let i = 0; i < n; i++) {
+      this.tree[i + 1] += sizes[i];
+      const j = i + 1 + ((i + 1) & -(i + 1));
+      if (j <= n) this.tree[j] += this.tree[i + 1];
+    }
+  }
+  prefix(i) { let s = 0; for (let k = i; k > 0; k -= k & -k) s += this.tree[k]; return s; } // sum of [0, i)
+  set(i, v) { const d = v - this.size[i]; this.size[i] = v; for (let k = i + 1; k <= this.n; k += k & -k) this.tree[k] += d; }
+  // last index with prefix(i) <= s
+  find(s) {
+    let pos = 0;
+    let rem = s;
+    for (let step = 1 << Math.floor(Math.log2(this.n || 1)); step > 0; step >>= 1) {
+      if (pos + step <= this.n && this.tree[pos + step] <= rem) { pos += step; rem -= this.tree[pos]; }
+    }
+    return Math.min(pos, this.n - 1);
+  }
+}
+
+export function createPlainWindow({ root, getMessages, materialize, requestAnimationFrame }) {
+  let chat = [];
+  let fw;
+  const sizes = new WeakMap();
+  const mounted = new Map(); // mesid → element
+  let following = true;
+  let top = null;
+  let middle = null;
+  let frame = 0;
+  let lastS = 0;
+  const spacer = (kind) => {
+    const el = document.createElement('tt-chat-spacer');
+    el.setAttribute('data-tt-chat-spacer', kind);
+    el.setAttribute('aria-hidden', 'true');
+    return el;
+  };
+  const start = (i) => fw.prefix(i);
+  const total = () => fw.prefix(chat.length);
+  function visible(S, H) {
+    const n = chat.length;
+    const a = Math.max(0, fw.find(S));
+    let b = fw.find(S + H);
+    if (b < a) b = a;
+    return [a, Math.min(n - 1, b)];
+  }
+  function windowAt(S, H) {
+    const n = chat.length;
+    const [a, b] = visible(S, H);
+    let s = Math.max(0, a - 2);
+    let e = Math.min(n - 1, b + 2);
+    if (e - s + 1 > MAXV) {
+      const c = (a + b) >> 1;
+      const L = Math.min(n, MAXV);
+      s = Math.min(Math.max(c - (L >> 1), 0), n - L);
+      e = s + L - 1;
+    }
+    return [s, e];
+  }
+  function commit([s, e]) {
+    const T = chat.length - 1;
+    const want = new Set();
+    for (let i = s; i <= e; i++) want.add(i);
+    if (T >= 0) want.add(T);
+    for (const [i, el] of mounted) if (!want.has(i)) { el.remove(); mounted.delete(i); }
+    const order = [...want].sort((x, y) => x - y);
+    if (!top) top = spacer('top');
+    top.style.height = `${start(order[0])}px`;
+    root.prepend(top);
+    let prev = top;
+    for (const i of order) {
+      let el = mounted.get(i);
+      if (!el) {
+        el = materialize(chat[i], i);
+        el.setAttribute('mesid', String(i));
+        mounted.set(i, el);
+      }
+      if (i === T && e < T - 1) {
+        if (!middle) middle = spacer('middle');
+        middle.style.height = `${start(T) - start(e + 1)}px`;
+        prev.after(middle);
+        prev = middle;
+      } else if (i === T && middle) { middle.remove(); middle = null; }
+      if (prev.nextSibling !== el) prev.after(el);
+      el.classList.toggle('last_mes', i === T);
+      prev = el;
+    }
+    for (const [i, el] of mounted) { // measure (C85)
+      const h = el.getBoundingClientRect().height;
+      if (h !== fw.size[i]) { sizes.set(chat[i], h); fw.set(i, h); }
+    }
+  }
+  function writeS(S) { root.scrollTop = S; lastS = root.scrollTop; }
+  function geometry() {
+    frame = 0;
+    const H = root.clientHeight;
+    const S = following ? Math.max(0, total() - H) : root.scrollTop;
+    commit(windowAt(S, H));
+    writeS(following ? Math.max(0, total() - H) : S);
+  }
+  root.addEventListener('scroll', () => {
+    if (Math.abs(root.scrollTop - lastS) <= 1.5) return;
+    following = root.scrollTop + root.clientHeight >= total() - 5;
+    if (!frame) frame = requestAnimationFrame(geometry);
+  });
+  return {
+    open() {
+      chat = getMessages();
+      fw = new Fenwick(chat.map((m) => sizes.get(m) ?? EST));
+      following = true;
+      geometry();
+      geometry();
+    },
+    reset() {
+      for (const el of mounted.values()) el.remove();
+      mounted.clear();
+      top?.remove(); middle?.remove(); top = middle = null;
+    },
+    get mounted() { return mounted.size; },
+  };
+}
