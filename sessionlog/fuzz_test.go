@@ -74,7 +74,8 @@ func FuzzValidate(f *testing.F) {
 // target by id, 16 makes the agent busy (round 0) or a wake pending (round
 // 1), 8 adds removals, 4 drops the text of a regenerate, 2 also runs the
 // legacy planner; (op+round)%5 picks the operation. target ≥ 0 picks among
-// the log's append-origin events, target < 0 names a raw seq (refusals).
+// the log's append-origin events, target < 0 names a raw seq (refusals);
+// rounds 0–1 and 2–3 share a target.
 // remove is a comma list: a decimal k names the k-th attachment of the
 // target's live content, anything else is a literal id; "" removes all.
 func FuzzFold(f *testing.F) {
@@ -87,6 +88,8 @@ func FuzzFold(f *testing.F) {
 		f.Add(b, uint8(3), 4, "", "")      // regenerate-turn
 		f.Add(b, uint8(8|2), -3, "z", "1") // save-and-regenerate with a removal, raw seq
 		f.Add(b, uint8(6), 2, "R", "")     // undo, then the legacy planner on L's la1
+		f.Add(b, uint8(5), 6, "Q2", "")    // edit, then undo of the same prompt
+		f.Add(b, uint8(1|8), 6, "", "1")   // undo, save-and-regenerate, regenerate-turn
 	})
 	f.Add([]byte(`{"type":"session","version":0,"id":"s","createdAt":0}`+"\n"+`{"type":"assistant/message","seq":0,"time":0,"data":5,"surfaceOp":"append"}`), uint8(2), 0, "x", "")
 	f.Fuzz(func(t *testing.T, data []byte, op uint8, target int, text, remove string) {
@@ -97,7 +100,9 @@ func FuzzFold(f *testing.F) {
 		}
 		for round := 0; round < 4; round++ {
 			kind := fuzzOpKind((int(op) + round) % 5)
-			tg, o := fuzzTarget(l, kind, target+round, op&32 != 0)
+			// Rounds go in pairs on one target, so an edit is followed by
+			// an undo or a regenerate of the same message.
+			tg, o := fuzzTarget(l, kind, target+round/2, op&32 != 0)
 			req := fuzzRequest(l, kind, tg, o, op, text, remove)
 			env := Env{AgentRunning: op&16 != 0 && round == 0, WakePending: op&16 != 0 && round == 1, Time: int64(round)}
 			checkPlanAndAppend(t, l, func() (*Plan, error) { return l.Plan(req, env) })
