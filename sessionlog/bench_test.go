@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"runtime"
 	"strconv"
 	"testing"
 )
@@ -187,6 +188,7 @@ func BenchmarkValidateFold100k(b *testing.B) {
 	data := genBenchLog(b, benchEvents)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
+	before := liveHeap()
 	var l *Log
 	for b.Loop() {
 		var err error
@@ -195,7 +197,17 @@ func BenchmarkValidateFold100k(b *testing.B) {
 		}
 		_ = l.Messages()
 	}
+	// What a host keeps while the log is open: the folded log's live heap.
+	b.ReportMetric(float64(liveHeap()-before)/(1<<20), "live-MB")
 	b.ReportMetric(float64(len(l.Surface())), "nodes")
+	runtime.KeepAlive(l)
+}
+
+func liveHeap() int64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return int64(ms.HeapAlloc)
 }
 
 // BenchmarkPlanEdit100k: plan a cold edit (S44–S49, validated as the next
