@@ -4,6 +4,7 @@ import http from 'node:http';
 import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { extname, join, normalize, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { editorDemo, editorDemoHandles } from './editor-host.js';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const TYPES = {
@@ -99,6 +100,7 @@ export function startDemoServer({ port = 8787, host = '127.0.0.1', dataDir } = {
       chatRoute(req, res, store);
       return;
     }
+    if (editorDemoHandles(url.pathname)) return editor(req, res); // message editor demo (editor.html)
     let path = decodeURIComponent(url.pathname);
     if (path === '/' || path === '/index.html') {
       res.writeHead(302, { location: '/demo/' }).end();
@@ -117,6 +119,7 @@ export function startDemoServer({ port = 8787, host = '127.0.0.1', dataDir } = {
     }
     serveFile(res, file);
   });
+  const editor = editorDemo({ server, dataDir });
   return new Promise((ok, fail) => {
     server.once('error', fail);
     server.listen(port, host, () => ok({ server, store, url: `http://${host}:${server.address().port}/` }));

@@ -595,11 +595,13 @@ func (m *editorMount) editorCard(seq int, v msgeditor.RowView, keep *elem, r *ro
 		var focus js.Func
 		focus = js.FuncOf(func(js.Value, []js.Value) any {
 			focus.Release()
-			if !m.dead && ta.Underlying().Get("isConnected").Bool() {
-				ta.Focus()
-				end := ta.Underlying().Get("value").Length()
-				ta.Underlying().Call("setSelectionRange", end, end)
-			}
+			m.safe(func() {
+				if ta.Underlying().Get("isConnected").Bool() {
+					ta.Focus()
+					// Caret at the end: the range clamps to the value's length.
+					ta.Underlying().Call("setSelectionRange", 1<<30, 1<<30)
+				}
+			})
 			return nil
 		})
 		js.Global().Call("queueMicrotask", focus)

@@ -1,0 +1,121 @@
+// The message editor widget through its JS facade, under happy-dom, against
+// the real route (SessionHost over a copy of fixture F) as its fetch.
+import './happydom-preload.cjs';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { mountMessageEditor } from '../message-editor.js';
+import { SessionHost } from '../session-host.js';
+
+const ORIGIN = 'http://127.0.0.1:4000';
+const F = new URL('../../testdata/sessionlog/f.jsonl', import.meta.url);
+const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+
+function setup(t) {
+  const dir = mkdtempSync(join(tmpdir(), 'tc-me-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'f.jsonl');
+  copyFileSync(F, path);
+  const host = new SessionHost({ origin: ORIGIN, version: pkg.version });
+  const session = host.load(path);
+  host.mountEditor();
+  const root = document.createElement('section');
+  document.body.replaceChildren(root);
+  for (const [seq, kind, text] of [[2, 'user', 'q1'], [3, 'context', 'CTX1'], [6, 'assistant', 'r1a'], [8, 'tool', 'out'],
+    [11, 'assistant', 'r1b'], [15, 'user', 'q2\nmore'], [17, 'assistant', 'r2']]) {
+    const row = document.createElement('article');
+    row.dataset.seq = String(seq);
+    row.className = kind;
+    const body = document.createElement('div');
+    body.dataset.part = 'body';
+    body.textContent = text;
+    const actions = document.createElement('div');
+    actions.dataset.part = 'actions';
+    row.append(body, actions);
+    root.append(row);
+  }
+  const fetch = (url, init) => host.fetch(new Request(url, init));
+  return { host, session, root, fetch, row: (seq) => root.querySelector(`[data-seq="${seq}"]`) };
+}
+
+const key = (el, k, opts = {}) => el.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true, cancelable: true, ...opts }));
+
+test('the client version is the package version (S88)', async (t) => {
+  const { root, fetch } = setup(t);
+  const editor = await mountMessageEditor(root, { sessionId: 'sF', baseURL: ORIGIN, fetch });
+  t.after(() => editor.destroy());
+  assert.equal(editor.version, pkg.version);
+});
+
+test('mount validates its arguments', async () => {
+  await assert.rejects(mountMessageEditor(null, { sessionId: 'sF' }), TypeError);
+  await assert.rejects(mountMessageEditor(document.body, {}), TypeError);
+});
+
+test('pencil, keys, save, undo and the refused model-reply edit (C67, C68, C33)', async (t) => {
+  const { session, root, fetch, row } = setup(t);
+  const editor = await mountMessageEditor(root, { sessionId: 'sF', baseURL: ORIGIN, fetch });
+  t.after(() => editor.destroy());
+  await editor.whenIdle();
+  assert.ok(row(2).querySelector('.tc-me-pencil') && row(15).querySelector('.tc-me-pencil'));
+  assert.equal(row(3).querySelector('[data-tc-me]'), null, 'context rows stay the host\'s');
+  assert.deepEqual([...root.querySelectorAll('.tc-me-regenerate')].map((b) => b.closest('[data-seq]').dataset.seq), ['17']);
+  assert.deepEqual([...row(15).querySelectorAll('.tc-me-chip')].map((c) => c.textContent), ['a.png', 'b.txt']);
+
+  row(2).querySelector('.tc-me-pencil').click();
+  const ta = row(2).querySelector('.tc-me-input');
+  assert.equal(ta.value, 'q1');
+  assert.equal(row(2).querySelector('.tc-me-save-regenerate'), null);
+  key(ta, 'Escape');
+  assert.equal(row(2).querySelector('.tc-me-card'), null);
+  assert.equal(session.length, 20);
+
+  row(2).querySelector('.tc-me-pencil').click();
+  const ta2 = row(2).querySelector('.tc-me-input');
+  ta2.value = 'q1*';
+  key(ta2, 'Enter', { isComposing: true });
+  key(ta2, 'Enter', { shiftKey: true });
+  await editor.whenIdle();
+  assert.equal(session.length, 20, 'no save during composition or on Shift+Enter');
+  key(ta2, 'Enter');
+  await editor.whenIdle();
+  assert.equal(session.length, 21);
+  assert.equal(row(2).querySelector('.tc-me-text').textContent, 'q1*');
+  assert.ok(row(2).querySelector('.tc-me-badge') && row(2).querySelector('.tc-me-undo'));
+  assert.equal(row(2).querySelector('[data-part=body]').style.display, 'none');
+
+  row(2).querySelector('.tc-me-undo').click();
+  await editor.whenIdle();
+  assert.equal(session.length, 22);
+  assert.equal(row(2).querySelector('.tc-me-text').textContent, 'q1');
+
+  const refused = await editor.edit(6, 'x');
+  assert.equal(refused.ok, false);
+  assert.equal(refused.error.code, 'assistant-immutable');
+  assert.match(row(6).querySelector('.tc-me-error').textContent, /^Model replies cannot be rewritten/);
+  assert.equal(session.length, 22, 'nothing written');
+
+  editor.destroy();
+  assert.equal(root.querySelector('[data-tc-me]'), null);
+  assert.equal(row(2).querySelector('[data-part=body]').style.display, '');
+});
+
+test('version skew disables every control (C69)', async (t) => {
+  const { root, fetch } = setup(t);
+  const stale = (url, init) => {
+    const r = new Request(url, init);
+    const h = new Headers(r.headers);
+    h.set('X-Tavern-Core-Version', '0.0.1');
+    return fetch(url, { ...init, headers: h });
+  };
+  const editor = await mountMessageEditor(root, { sessionId: 'sF', baseURL: ORIGIN, fetch: stale });
+  t.after(() => editor.destroy());
+  await editor.whenIdle();
+  assert.match(document.querySelector('.tc-me-banner').textContent, /Restart DeepSeek Harness/);
+  const notFound = await mountMessageEditor(document.createElement('div'), { sessionId: 'sF', baseURL: ORIGIN, fetch: async () => new Response('nope', { status: 404 }) });
+  t.after(() => notFound.destroy());
+  const r = await notFound.edit(2, 'x');
+  assert.equal(r.error.code, 'version-skew');
+});
