@@ -57,22 +57,22 @@ test-domjs: node_modules
 test-js: wasm host-wasm node_modules
 	$(STACK); cd $(JS) && node --test --test-concurrency=1 test/*.test.js
 
-test-e2e: wasm node_modules
+test-e2e: wasm host-wasm node_modules
 	$(STACK); cd $(JS) && node --test --test-concurrency=1 e2e/*.test.js
 
 # 1–4 of DESIGN's test list; the browser part needs Debian's chromium
 # (E2E=required turns its absence into a failure, as CI does).
 test: vet test-go test-wasm test-domjs test-js test-e2e
 
-bench: wasm node_modules
+bench: wasm host-wasm node_modules
 	$(STACK); cd $(JS) && node --expose-gc bench/run.js
 	$(STACK); cd $(JS) && node --expose-gc bench/chat-surface.js
-	$(STACK); $(MAKE) --no-print-directory host-wasm && cd $(JS) && node --expose-gc bench/session-log.js
+	$(STACK); cd $(JS) && node --expose-gc bench/session-log.js
 
 size: wasm
 	@node $(JS)/bench/size.js $(WASM)
 
-demo: wasm node_modules
+demo: wasm host-wasm node_modules
 	cd $(JS) && node demo/server.js
 
 FUZZTIME ?= 30s
