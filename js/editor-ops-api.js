@@ -7,7 +7,7 @@ const OP = {
   appendText: 0, appendReasoning: 1, insertAt: 2, replaceRange: 3, deleteRange: 4, applyPatch: 5,
   patchBySemantic: 6, ensureSection: 7, appendToSection: 8, markSection: 9, checkPipe: 10, classifyChunk: 11,
 };
-const KIND = { NONE: 0, CORE: 1, DUCK: 2 }; // editops.HandleKind
+const KIND = { NONE: 0, CORE: 1, DUCK: 2, DUCK_NON_STRING: 3 }; // editops.HandleKind
 const PATCH_FIELDS = ['kind', 'start', 'end', 'offset', 'text', 'find', 'replaceWith', 'occurrence'];
 const REASONING = 1; // editops.Target
 
@@ -47,11 +47,13 @@ export function createEditorOpsApi(core) {
     return reasoning ? h.getReasoning() : h.getText();
   }
 
-  // Encode the handle and the current value's length, then the arguments.
+  // Encode the handle (and whether a duck's getter gave a string) and the
+  // current value's length, then the arguments.
   function begin(h, kind, value) {
+    const str = typeof value === 'string';
     core.begin();
-    core.unit(kind);
-    core.f64(value.length);
+    core.unit(kind === KIND.DUCK && !str ? KIND.DUCK_NON_STRING : kind);
+    core.f64(str ? value.length : 0);
   }
 
   // Run op; returns the edit record's decoder, or throws the op's error.

@@ -222,6 +222,27 @@ test('S83 O3 O4: a duck handle failing validation is never written', () => {
   assert.equal(d.text, 'abc');
 });
 
+test('O3: a duck whose getter returns a non-string is not a handle, and is never written', () => {
+  for (const v of [5, undefined, null, { length: 3 }, ['a']]) {
+    const d = duck();
+    d.text = v;
+    d.reasoning = v;
+    for (const call of [
+      () => appendText(d, 'x'), () => insertAt(d, 0, 'x'), () => replaceRange(d, 0, 0, 'x'), () => deleteRange(d, 0, 0),
+      () => applyPatch(d, [{ kind: 'insert_at', offset: 0, text: 'x' }]), () => applyPatch(d, []), () => patchBySemantic(d, { find: 'a' }),
+      () => appendReasoning(d, 'x'), () => ensureReasoningSection(d, 'a'), () => appendToReasoningSection(d, 'a', 'x'),
+      () => markReasoningSectionStatus(d, 'a', 'x'),
+    ]) {
+      const e = caught(call);
+      assert.ok(e instanceof EditorOpsError);
+      assert.equal(e.code, 'invalid_offset');
+      assert.equal(e.message, 'handle must be a message editor handle');
+      sameDetails(e.details, { reason: 'not_an_object' });
+    }
+    assert.deepEqual(sets(d), []);
+  }
+});
+
 test('O3: ops through a duck wrapping a core handle match the core handle exactly', () => {
   const a = setup('Hello world.', {}, '');
   const b = setup('Hello world.', {}, '');

@@ -96,4 +96,9 @@ const (
 	NotAHandle HandleKind = iota // anything else: rejected
 	CoreHandle                   // made by createMessageEditorHandle
 	DuckHandle                   // an object whose getText, getReasoning, setText and setReasoning are functions
+	// DuckNonString is a DuckHandle whose getText or getReasoning, read for
+	// the op, returned something other than a string. It has no text to
+	// slice or search, so it is rejected as not a handle (O3) rather than
+	// written with a value computed from nothing.
+	DuckNonString
 )

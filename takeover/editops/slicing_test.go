@@ -60,6 +60,16 @@ func TestO3_HandleCheckedFirst(t *testing.T) {
 	if b.lenCalls+b.unitCalls != 0 {
 		t.Fatal("a rejected handle's buffer must not be read")
 	}
+	// A duck whose getter returned a non-string is not a handle either.
+	for _, c := range []func() (Edit, *apierr.Error){
+		func() (Edit, *apierr.Error) { return AppendText(DuckNonString, b, S("x")) },
+		func() (Edit, *apierr.Error) { return InsertAt(DuckNonString, b, N(0), S("x")) },
+		func() (Edit, *apierr.Error) { return ApplyPatch(DuckNonString, b, nil) },
+		func() (Edit, *apierr.Error) { return AppendToReasoningSection(DuckNonString, b, S("a"), S("x")) },
+	} {
+		_, err := c()
+		wantErr(t, err, CodeInvalidOffset, msg, want)
+	}
 	// S83: a duck-typed handle gets the same single write.
 	for _, h := range []HandleKind{CoreHandle, DuckHandle} {
 		e, err := InsertAt(h, B("ab"), N(0), S("x"))
