@@ -75,9 +75,14 @@ size: wasm
 demo: wasm host-wasm node_modules
 	cd $(JS) && node demo/server.js
 
+# Every fuzz target in turn, FUZZTIME each (make fuzz FUZZTIME=5m).
 FUZZTIME ?= 30s
+FUZZ_TARGETS := takeover/editops:FuzzPatches sessionlog:FuzzValidate sessionlog:FuzzFold sessionlog:FuzzUndo chatsurface:FuzzWindow
 fuzz:
-	$(GO) test -run='^$$' -fuzz=FuzzPatches -fuzztime=$(FUZZTIME) ./takeover/editops/
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; fn=$${t##*:}; echo "== $$fn ($$pkg, $(FUZZTIME))"; \
+		$(GO) test -run='^$$' -fuzz="^$$fn\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=3s ./$$pkg/; \
+	done
 
 clean:
 	rm -f $(WASM) $(HOST_WASM) $(JS)/wasm_exec.js
