@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"strconv"
-	"strings"
+	"sync"
 )
 
 // Header is the first line of a log (S5). It is not an event and has no seq.
@@ -16,25 +16,55 @@ type Header struct {
 	Fields map[string]any
 }
 
-// Event is one envelope (S6). Fields holds the whole object as read, so
-// fields the reader does not understand survive a copy untouched.
+// Event is one envelope (S6). Fields holds the object as read, so fields the
+// reader does not understand survive a copy untouched — except that an event
+// read from a log may keep its data member as raw JSON, outside Fields, until
+// Data first needs it. Read data through Data, and the whole envelope through
+// MarshalJSON.
 type Event struct {
 	// Type is data.type rendered as a string ("undefined" when absent).
 	Type string
 	// Seq is the event's index in the log it was read from or planned for.
 	Seq    int
 	Fields map[string]any
+
+	rawData  []byte // data's JSON text, not yet decoded (nil: data is in Fields)
+	dataOnce sync.Once
+	data     any
 }
 
-// Data returns the event's data member (nil when absent).
-func (e *Event) Data() any { return e.Fields["data"] }
+// Data returns the event's data member (nil when absent). Data kept as raw
+// JSON is decoded once, on first use; concurrent callers are safe.
+func (e *Event) Data() any {
+	if e.rawData == nil {
+		return e.Fields["data"]
+	}
+	e.dataOnce.Do(func() {
+		// The lean reader checked the syntax, so this cannot fail.
+		e.data, _ = decodeValue(e.rawData)
+	})
+	return e.data
+}
 
 // MarshalJSON writes the envelope exactly as held.
-func (e *Event) MarshalJSON() ([]byte, error) { return marshalJSON(e.Fields) }
+func (e *Event) MarshalJSON() ([]byte, error) {
+	if e.rawData == nil {
+		return marshalJSON(e.Fields)
+	}
+	m := make(map[string]any, len(e.Fields)+1)
+	for k, v := range e.Fields {
+		m[k] = v
+	}
+	m["data"] = e.Data()
+	return marshalJSON(m)
+}
 
 // ParseEvent reads one JSON envelope. seq is the index it is meant for; the
 // envelope's own seq field is checked against it by the validator (V1).
 func ParseEvent(line []byte, seq int) (*Event, error) {
+	if ev := leanEvent(line, seq); ev != nil {
+		return ev, nil
+	}
 	v, err := decodeValue(line)
 	if err != nil {
 		return nil, &Error{Code: CodeInvalidLog, Message: err.Error(), Seq: seq}
@@ -49,6 +79,21 @@ func ParseEvent(line []byte, seq int) (*Event, error) {
 func newEvent(m map[string]any, seq int) *Event {
 	t, ok := m["type"]
 	return &Event{Type: render(t, ok), Seq: seq, Fields: m}
+}
+
+// leanEvent reads an envelope through the lean reader, keeping data as raw
+// JSON (copied, so the event does not pin line); nil means the caller must
+// take the generic path.
+func leanEvent(line []byte, seq int) *Event {
+	f, raw, ok := parseEnvelope(line)
+	if !ok {
+		return nil
+	}
+	ev := newEvent(f, seq)
+	if raw != nil {
+		ev.rawData = append([]byte(nil), raw...)
+	}
+	return ev
 }
 
 // DecodeOptions selects reader behaviour.
@@ -95,8 +140,20 @@ func DecodeBytes(b []byte, opts DecodeOptions) (*Log, error) {
 }
 
 func decodeLine(lp **Log, raw []byte, lineNo int, opts DecodeOptions) error {
-	if strings.TrimSpace(string(raw)) == "" {
+	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil
+	}
+	if *lp != nil && !opts.ImportSnapshot {
+		// The common case: an event line the lean reader accepts.
+		l := *lp
+		if ev := leanEvent(raw, len(l.Events)); ev != nil {
+			if err := l.Append(ev); err != nil {
+				e := err.(*Error)
+				e.Line = lineNo
+				return e
+			}
+			return nil
+		}
 	}
 	v, err := decodeValue(raw)
 	if err != nil {

@@ -1,0 +1,119 @@
+package sessionlog
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// checkLean asserts the lean reader's contract on one line: when it accepts,
+// the generic reader accepts too and yields the same tree, data included.
+func checkLean(t *testing.T, line []byte) {
+	t.Helper()
+	f, raw, ok := parseEnvelope(line)
+	if !ok {
+		return
+	}
+	v, err := decodeValue(line)
+	if err != nil {
+		t.Fatalf("lean reader accepted %q, generic reader refused: %v", line, err)
+	}
+	want, isMap := v.(map[string]any)
+	if !isMap {
+		t.Fatalf("lean reader accepted a non-object %q", line)
+	}
+	got := make(map[string]any, len(f)+1)
+	for k, x := range f {
+		got[k] = x
+	}
+	if raw != nil {
+		d, err := decodeValue(raw)
+		if err != nil {
+			t.Fatalf("lean reader kept data %q the generic reader refuses: %v", raw, err)
+		}
+		got["data"] = d
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("lean and generic readers differ on %q:\n lean    %#v\n generic %#v", line, got, want)
+	}
+}
+
+var leanCases = []string{
+	`{}`,
+	` {"type":"x","seq":0} `,
+	`{"type":"x","seq":0,"data":{"a":[1,2.5e-3,-0,true,false,null,"s"]}}`,
+	`{"data":1,"data":{"b":2}}`,
+	`{"data":{"b":2},"d\u0061ta":3}`,
+	`{"type":"\u00e9\ud800x","seq":1e2}`,
+	"{\"type\":\"\xff\xfe\",\"data\":\"\xc3\"}",
+	`{"type":"a"}{"type":"b"}`,
+	`{"type":"a"} x`,
+	`{"type":01}`,
+	`{"type":1.}`,
+	`{"type":-}`,
+	`{"data":"\x"}`,
+	`{"data":"\u12"}`,
+	"{\"data\":\"a\tb\"}",
+	`{"data":[1,]}`,
+	`{"data":{"a":1,}}`,
+	`{"data":tru}`,
+	`[1]`,
+	`"s"`,
+	"\ufeff{}",
+	"{\"a\":1}\u00a0",
+	`{"surfaceOp":{"op":"replace","startSeq":1,"endSeq":2},"sourceEventSeqs":[1,2],"ignorable":true}`,
+}
+
+func TestLeanReaderMatchesGeneric(t *testing.T) {
+	for _, c := range leanCases {
+		checkLean(t, []byte(c))
+	}
+	files, _ := filepath.Glob(fixturePath("*.jsonl"))
+	for _, name := range files {
+		raw, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range bytes.Split(raw, []byte("\n")) {
+			if _, _, ok := parseEnvelope(line); !ok && len(bytes.TrimSpace(line)) > 0 {
+				t.Errorf("%s: lean reader refused a plain line %q", name, line)
+			}
+			checkLean(t, line)
+		}
+	}
+	// Deep nesting goes to the generic reader, which owns the depth limit.
+	deep := `{"data":` + string(bytes.Repeat([]byte("["), maxLeanDepth+1)) + string(bytes.Repeat([]byte("]"), maxLeanDepth+1)) + `}`
+	if _, _, ok := parseEnvelope([]byte(deep)); ok {
+		t.Fatal("lean reader accepted nesting beyond its limit")
+	}
+}
+
+// A line the lean reader refuses is read, or refused with the same message,
+// by the generic path.
+func TestLeanReaderFallbackMessages(t *testing.T) {
+	log := "{\"type\":\"session\",\"version\":4}\n{\"type\":\"turn/start\",\"seq\":0,\"time\":0,\"data\":{\"turn\":1}} x\n"
+	_, err := DecodeBytes([]byte(log), DecodeOptions{})
+	if err == nil || err.Error() == "" {
+		t.Fatal("want an error")
+	}
+	_, want := decodeValue([]byte(`{"type":"turn/start","seq":0,"time":0,"data":{"turn":1}} x`))
+	if e := err.(*Error); e.Message != "line 2: "+want.Error() || e.Line != 2 {
+		t.Fatalf("got %q (line %d), want %q", e.Message, e.Line, want)
+	}
+}
+
+func FuzzLeanEnvelope(f *testing.F) {
+	for _, c := range leanCases {
+		f.Add([]byte(c))
+	}
+	if raw, err := os.ReadFile(fixturePath("f.jsonl")); err == nil {
+		for _, line := range bytes.Split(raw, []byte("\n")) {
+			f.Add(line)
+		}
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		checkLean(t, line)
+	})
+}
