@@ -18,6 +18,23 @@ import (
 
 const maxLeanDepth = 1000
 
+// interned holds the strings every envelope repeats (member names, types,
+// surfaceOp words), so reading them allocates nothing; internedAny holds
+// the same strings already boxed for use as values.
+var interned, internedAny = func() (map[string]string, map[string]any) {
+	words := []string{"type", "seq", "time", "data", "surfaceOp", "sourceEventSeqs",
+		"ignorable", "op", "append", "replace", "startSeq", "endSeq", "start", "end"}
+	for t := range knownTypes {
+		words = append(words, t)
+	}
+	s := make(map[string]string, len(words))
+	a := make(map[string]any, len(words))
+	for _, w := range words {
+		s[w], a[w] = w, w
+	}
+	return s, a
+}()
+
 type leanParser struct {
 	b []byte
 	i int
@@ -165,6 +182,11 @@ func (p *leanParser) str() (string, bool) {
 	}
 	p.i = end
 	tok := p.b[start:end]
+	if plain {
+		if s, ok := interned[string(tok[1:len(tok)-1])]; ok {
+			return s, true
+		}
+	}
 	if plain || (utf8.Valid(tok) && noBackslash(tok)) {
 		return string(tok[1 : len(tok)-1]), true
 	}
@@ -299,6 +321,12 @@ func (p *leanParser) value(depth int) (any, bool) {
 			return nil, false
 		}
 	case c == '"':
+		if end, plain, ok := p.strEnd(); ok && plain {
+			if v, ok := internedAny[string(p.b[p.i+1:end-1])]; ok {
+				p.i = end
+				return v, true
+			}
+		}
 		return p.str()
 	case c == 't':
 		return true, p.lit("true")

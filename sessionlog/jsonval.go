@@ -129,6 +129,9 @@ func seqValue(v any, version int) (int, bool) {
 	if !ok {
 		return 0, false
 	}
+	if k, ok := smallUint(string(n)); ok {
+		return k, true
+	}
 	f, err := strconv.ParseFloat(string(n), 64)
 	if err != nil || f < 0 || f > maxSafeInteger || f != math.Trunc(f) {
 		return 0, false
@@ -183,4 +186,22 @@ func isBlank(s string) bool {
 		}
 	}
 	return true
+}
+
+// smallUint reads a plain run of at most 15 decimal digits, the common
+// spelling of a seq, without going through ParseFloat; anything else
+// (signs, fractions, exponents, longer runs) reports false.
+func smallUint(s string) (int, bool) {
+	if len(s) == 0 || len(s) > 15 {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
 }

@@ -62,7 +62,7 @@ func (e *Event) MarshalJSON() ([]byte, error) {
 // ParseEvent reads one JSON envelope. seq is the index it is meant for; the
 // envelope's own seq field is checked against it by the validator (V1).
 func ParseEvent(line []byte, seq int) (*Event, error) {
-	if ev := leanEvent(line, seq); ev != nil {
+	if ev := leanEvent(line, seq, false); ev != nil {
 		return ev, nil
 	}
 	v, err := decodeValue(line)
@@ -82,16 +82,19 @@ func newEvent(m map[string]any, seq int) *Event {
 }
 
 // leanEvent reads an envelope through the lean reader, keeping data as raw
-// JSON (copied, so the event does not pin line); nil means the caller must
-// take the generic path.
-func leanEvent(line []byte, seq int) *Event {
+// JSON; nil means the caller must take the generic path. Unless the caller
+// owns line (a fresh slice nothing else holds), data is copied.
+func leanEvent(line []byte, seq int, owned bool) *Event {
 	f, raw, ok := parseEnvelope(line)
 	if !ok {
 		return nil
 	}
 	ev := newEvent(f, seq)
 	if raw != nil {
-		ev.rawData = append([]byte(nil), raw...)
+		if !owned {
+			raw = append([]byte(nil), raw...)
+		}
+		ev.rawData = raw
 	}
 	return ev
 }
@@ -144,9 +147,10 @@ func decodeLine(lp **Log, raw []byte, lineNo int, opts DecodeOptions) error {
 		return nil
 	}
 	if *lp != nil && !opts.ImportSnapshot {
-		// The common case: an event line the lean reader accepts.
+		// The common case: an event line the lean reader accepts. raw is
+		// a fresh slice from ReadBytes, so the event may keep it.
 		l := *lp
-		if ev := leanEvent(raw, len(l.Events)); ev != nil {
+		if ev := leanEvent(raw, len(l.Events), true); ev != nil {
 			if err := l.Append(ev); err != nil {
 				e := err.(*Error)
 				e.Line = lineNo

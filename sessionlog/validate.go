@@ -223,10 +223,19 @@ func (l *Log) check(ev *Event) (step, *Error) {
 	}
 	shadowed := l.nodes[si : ei+1]
 
-	// Coverage (V17).
+	// Coverage (V17). A compaction checkpoint cites every node it shadows,
+	// so look the citations up in a set once there are more than a few.
 	var missing []string
+	cited := func(s int) bool { return slices.Contains(srcSeqs, s) }
+	if len(shadowed) > 8 && len(srcSeqs) > 8 {
+		set := make(map[int]struct{}, len(srcSeqs))
+		for _, n := range srcSeqs {
+			set[n] = struct{}{}
+		}
+		cited = func(s int) bool { _, ok := set[s]; return ok }
+	}
 	for _, s := range shadowed {
-		if !slices.Contains(srcSeqs, s) {
+		if !cited(s) {
 			missing = append(missing, strconv.Itoa(s))
 		}
 	}
@@ -305,12 +314,8 @@ func checkSources(typ string, src any, present bool, idx, v int) ([]int, *Error)
 		}
 		seqs[i] = n
 	}
-	seen := make(map[int]bool, len(seqs))
-	for _, n := range seqs {
-		if seen[n] {
-			return nil, invalid("V12", idx, "sourceEventSeqs must not contain duplicates")
-		}
-		seen[n] = true
+	if hasDuplicate(seqs) {
+		return nil, invalid("V12", idx, "sourceEventSeqs must not contain duplicates")
 	}
 	for _, n := range seqs {
 		if n >= idx {
@@ -344,4 +349,23 @@ func equalExceptContent(a, b any) bool {
 		return out
 	}
 	return deepEqual(strip(a), strip(b))
+}
+
+func hasDuplicate(seqs []int) bool {
+	if len(seqs) <= 16 {
+		for i, n := range seqs {
+			if slices.Contains(seqs[:i], n) {
+				return true
+			}
+		}
+		return false
+	}
+	seen := make(map[int]struct{}, len(seqs))
+	for _, n := range seqs {
+		if _, dup := seen[n]; dup {
+			return true
+		}
+		seen[n] = struct{}{}
+	}
+	return false
 }
