@@ -209,7 +209,9 @@ fx.requestFrame = (h) => schedule(h, frames, (H, cb) => H.raf.call(globalThis, c
 fx.cancelFrame = (h, id) => cancel(h, frames, (H, n) => H.caf.call(globalThis, n), id);
 fx.setTimeout = (h, ms) => schedule(h, timers, (H, cb) => H.st.call(globalThis, cb, ms), enter(fx.timer));
 fx.clearTimeout = (h, id) => cancel(h, timers, (H, n) => H.ct.call(globalThis, n), id);
-fx.disposed = () => {};
+// Go dropped a disposed host: the host object now names the tomb Go keeps
+// for every disposed host of its kind.
+fx.disposed = (h, tomb) => { const H = hosts.get(h); if (H) { H.self.id = tomb; hosts.delete(h); } };
 
 // Table sizes, Go's and the facade's, for leak checks: on the core
 // instance only, never on the public API (C13).
@@ -252,15 +254,16 @@ const OP = {
 /** Create the host controller (C140–C143). */
 export function createChatSurfaceHost(options) {
   const o = options !== null && typeof options === 'object' ? options : {};
-  const id = check(fx.createHost(o));
+  const self = { id: check(fx.createHost(o)) };
+  const id = self.id;
   const pick = (name) => (o[name] === undefined ? globalThis[name] : o[name]);
   hosts.set(id, {
     getMessages: o.getMessages, materialize: o.materialize, formatMessage: o.formatMessage, emit: o.emit,
     onFault: o.onFault, raf: pick('requestAnimationFrame'), caf: pick('cancelAnimationFrame'),
     st: pick('setTimeout'), ct: pick('clearTimeout'),
-    frames: new Map(), timers: new Map(), nextTimer: 0, pass: undefined, last: undefined,
+    frames: new Map(), timers: new Map(), nextTimer: 0, pass: undefined, last: undefined, self,
   });
-  const op = (code, a, b) => check(fx.op(id, code, a, b));
+  const op = (code, a, b) => check(fx.op(self.id, code, a, b));
   return Object.freeze({
     open() { op(OP.open); return Promise.resolve(); },
     render(opts) {

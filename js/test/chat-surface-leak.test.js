@@ -1,5 +1,5 @@
-// Leak check (issue 5): 1,000 open/scroll/reset cycles leave no growing Go
-// or JS table. Sizes come from core.chatSurfaceTables(), a debug counter on
+// Leak check (issue 5): 1,000 open/scroll/reset cycles, each with a second
+// host created, opened and disposed, leave no growing Go or JS table. Sizes come from core.chatSurfaceTables(), a debug counter on
 // the core instance (not on the public API): the bridge's host, error-memo
 // and thrown-value tables, the DOM adapter's node ids, the host's per-epoch
 // tables (C32, C107), and the facade's refs, signals and frame/timer maps.
@@ -22,7 +22,7 @@ api.registerParticipant({
   didCommitContent: () => ({ dispose() {} }),
 });
 
-test('1,000 open/scroll/reset cycles leave no growing Go or JS tables', async () => {
+test('1,000 open/scroll/reset and create/dispose cycles leave no growing Go or JS tables', async () => {
   const q = new Map();
   let next = 0;
   const sched = {
@@ -35,7 +35,8 @@ test('1,000 open/scroll/reset cycles leave no growing Go or JS tables', async ()
   const chats = [messages(400).map((m, i) => ({ mes: i % 3 ? m.mes : `${m.mes}<pre>r</pre>` })), messages(150)];
   let chat = chats[0];
   const root = makeRoot();
-  const host = createChatSurfaceHost({ root, getMessages: () => chat, materialize: materializer(), formatMessage, emit() {}, ...sched });
+  const make = () => createChatSurfaceHost({ root, getMessages: () => chat, materialize: materializer(), formatMessage, emit() {}, ...sched });
+  let host = make();
   const Event = root.ownerDocument.defaultView.Event;
   let baseline;
   for (let i = 0; i < 1000; i++) {
@@ -50,7 +51,19 @@ test('1,000 open/scroll/reset cycles leave no growing Go or JS tables', async ()
     host.resetEpoch();
     flush();
     assert.equal(live, 0);
+    // Create/dispose: the host goes and a new one takes the root (its Go
+    // and facade entries must go with the old one).
+    const old = host;
+    old.dispose();
+    old.dispose();
+    assert.equal(old.snapshot().state, 'disposed');
+    assert.equal(old.getFault(), null);
+    assert.throws(() => old.render(), /disposed/);
+    host = make();
     const t = core.chatSurfaceTables();
+    assert.equal(t.hosts, 1, `cycle ${i}: Go hosts`);
+    assert.equal(t.jsHosts, 1, `cycle ${i}: facade hosts`);
+    assert.ok(t.tombs <= 1, `cycle ${i}: tombs`);
     if (i === 9) baseline = t;
     if (i > 9) {
       for (const k of Object.keys(t)) assert.ok(t[k] <= baseline[k], `cycle ${i}: ${k} grew from ${baseline[k]} to ${t[k]}`);

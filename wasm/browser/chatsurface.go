@@ -40,10 +40,21 @@ type surfaceEdge struct {
 	page     *chatsurface.Page
 	hosts    map[int]*surfaceHost
 	nextHost int
+	// tombs holds one disposed host per kind (mode, runtime mode, limit):
+	// every disposed host of a kind answers identically, so a disposed
+	// host's entry goes and its facade object is retargeted to the tomb,
+	// keeping the tables flat over create/dispose cycles (issue 5).
+	tombs map[tombKey]*surfaceHost
 
 	memo   map[*chatsurface.Error]js.Value
 	thrown []chatsurface.Ref
 	depth  int
+}
+
+type tombKey struct {
+	managed bool
+	mode    string
+	max     int
 }
 
 type surfaceHost struct {
@@ -57,7 +68,7 @@ var surface *surfaceEdge
 
 func newSurfaceEdge(fx js.Value) {
 	e := &surfaceEdge{fx: fx, failMark: fx.Get("FAIL"), internal: fx.Get("INTERNAL"),
-		page: chatsurface.NewPage(), hosts: map[int]*surfaceHost{}, memo: map[*chatsurface.Error]js.Value{}}
+		page: chatsurface.NewPage(), hosts: map[int]*surfaceHost{}, tombs: map[tombKey]*surfaceHost{}, memo: map[*chatsurface.Error]js.Value{}}
 	surface = e
 	set := func(name string, f func(args []js.Value) any) {
 		fx.Set(name, js.FuncOf(func(_ js.Value, args []js.Value) (ret any) {
@@ -308,6 +319,7 @@ func (e *surfaceEdge) event(id int, f func(s *surfaceHost)) {
 func (e *surfaceEdge) tables([]js.Value) any {
 	o := js.Global().Get("Object").New()
 	o.Set("hosts", len(e.hosts))
+	o.Set("tombs", len(e.tombs))
 	o.Set("memo", len(e.memo))
 	o.Set("thrown", len(e.thrown))
 	var nodes, ids, mounted, sizes, dirty, cands, desired, claims, transient int
@@ -498,8 +510,21 @@ const (
 	opSnapshot
 )
 
+// host finds a live host or a tomb (a disposed host's object names one).
+func (e *surfaceEdge) host(id int) *surfaceHost {
+	if s := e.hosts[id]; s != nil {
+		return s
+	}
+	for _, t := range e.tombs {
+		if t.id == id {
+			return t
+		}
+	}
+	return nil
+}
+
 func (e *surfaceEdge) op(a []js.Value) any {
-	s := e.hosts[a[0].Int()]
+	s := e.host(a[0].Int())
 	if s == nil {
 		panic("chatsurface: unknown host")
 	}
@@ -555,7 +580,15 @@ func (e *surfaceEdge) op(a []js.Value) any {
 		if !was {
 			s.dom.Close()
 			s.dom = nil
-			e.fx.Call("disposed", s.id)
+			delete(e.hosts, s.id)
+			sn := h.Snapshot()
+			k := tombKey{managed: sn.Mode == "managed", mode: sn.Runtime.Mode, max: sn.Runtime.MaxActive}
+			t := e.tombs[k]
+			if t == nil {
+				t = s
+				e.tombs[k] = s
+			}
+			e.fx.Call("disposed", s.id, t.id)
 		}
 	case opElement:
 		m, _ := e.value(a[2], false)
