@@ -118,8 +118,22 @@ func (h *Host) measure(root Node) float64 {
 // schedule a geometry commit when one differs from the size used.
 func (b *bounded) measureMounted(h *Host) {
 	changed := false
-	for _, r := range h.mounted {
-		s := finite(h.measure(r.root))
+	var boxes []Box
+	if br, ok := h.dom.(BoxReader); ok && len(h.mounted) > 0 {
+		ns := make([]Node, len(h.mounted))
+		for i, r := range h.mounted {
+			ns[i] = r.root
+		}
+		boxes = br.Boxes(ns)
+	}
+	for i, r := range h.mounted {
+		var s float64
+		if boxes != nil {
+			x := boxes[i]
+			s = finite((x.Rect.Bottom - x.Rect.Top) + cssLength(x.MarginTop) + cssLength(x.MarginBottom))
+		} else {
+			s = finite(h.measure(r.root))
+		}
 		if s != b.layout.Size(r.mesid) {
 			changed = true
 			b.layout.SetSize(r.mesid, s)

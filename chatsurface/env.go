@@ -100,6 +100,20 @@ type DOM interface {
 	Release(n Node)
 }
 
+// Box is what C85 needs of a mounted root: its rect and its raw computed
+// margin-top and margin-bottom (Go parses them, C2).
+type Box struct {
+	Rect                    Rect
+	MarginTop, MarginBottom string
+}
+
+// BoxReader is an optional batch form of Rect + ComputedStyle for a DOM
+// whose per-call cost is high (the wasm bridge): Boxes reads every node's
+// Box in one go, in order. The core uses it when the DOM has it.
+type BoxReader interface {
+	Boxes(ns []Node) []Box
+}
+
 // Kind classifies a value returned by extension code (C5).
 type Kind uint8
 

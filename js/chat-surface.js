@@ -84,6 +84,32 @@ fx.toStr = (v, addr, room) => {
   try { s = String(v); } catch (e) { recordThrow(e); return -1; }
   return writeStr(s, addr, room);
 };
+// C85 in one crossing: each root's rect and raw margins into Go's buffer
+// (see domjs.SetBoxReader); -needed when the room is short. Go parses.
+fx.boxes = (nodes, addr, room) => {
+  let need = 0;
+  const cs = [];
+  for (let i = 0; i < nodes.length; i++) {
+    const s = globalThis.getComputedStyle(nodes[i]);
+    const t = String(s.getPropertyValue('margin-top') ?? '');
+    const b = String(s.getPropertyValue('margin-bottom') ?? '');
+    cs.push(t, b);
+    need += 10 + t.length + b.length;
+  }
+  if (need > room) return -need;
+  const dv = new DataView(core.memory.buffer, addr, need * 2);
+  let p = 0;
+  const str = (s) => {
+    dv.setUint16(p, s.length, true); p += 2;
+    for (let k = 0; k < s.length; k++) { dv.setUint16(p, s.charCodeAt(k), true); p += 2; }
+  };
+  for (let i = 0; i < nodes.length; i++) {
+    const r = nodes[i].getBoundingClientRect();
+    dv.setFloat64(p, r.top, true); dv.setFloat64(p + 8, r.bottom, true); p += 16;
+    str(cs[2 * i]); str(cs[2 * i + 1]);
+  }
+  return need;
+};
 fx.keys = (o) => Object.keys(o);
 fx.get = (o, name) => { try { return o[name]; } catch (e) { recordThrow(e); return FAIL; } };
 fx.isBigInt = (v) => typeof v === 'bigint';

@@ -28,10 +28,13 @@
 package domjs
 
 import (
+	"math"
 	"syscall/js"
+	"unicode/utf16"
 
 	"honnef.co/go/js/dom/v2"
 
+	"tavern-core/bridge"
 	"tavern-core/chatsurface"
 )
 
@@ -433,4 +436,63 @@ func (d *DOM) Listen(root chatsurface.Node, on bool) {
 	}
 }
 
+// boxes is the facade's batch reader (SetBoxReader); undefined when absent.
+var boxes js.Value
+
+// SetBoxReader installs the facade's fn(nodes, addr, room): for each node it
+// writes top and bottom (float64, four units each, little-endian), then
+// margin-top and margin-bottom as a length unit plus UTF-16 units, into the
+// shared buffer at addr, and returns the units written, or -needed when
+// room is short.
+func SetBoxReader(fn js.Value) { boxes = fn }
+
+// Boxes reads every node's rect and margins in one crossing (C85); without
+// a reader it falls back to Rect and ComputedStyle.
+func (d *DOM) Boxes(ns []chatsurface.Node) []chatsurface.Box {
+	out := make([]chatsurface.Box, len(ns))
+	if boxes.Type() != js.TypeFunction || js.Global().Get("getComputedStyle").Type() != js.TypeFunction {
+		for i, n := range ns {
+			out[i] = chatsurface.Box{Rect: d.Rect(n), MarginTop: d.ComputedStyle(n, "margin-top"),
+				MarginBottom: d.ComputedStyle(n, "margin-bottom")}
+		}
+		return out
+	}
+	arr := js.Global().Get("Array").New(len(ns))
+	for i, n := range ns {
+		arr.SetIndex(i, d.v(n))
+	}
+	room := len(ns) * 24
+	for {
+		bridge.Reserve(room)
+		got := boxes.Invoke(arr, bridge.Addr(), room).Int()
+		if got < 0 {
+			room = -got
+			continue
+		}
+		break
+	}
+	u := bridge.Buf()
+	p := 0
+	f64 := func() float64 {
+		b := uint64(u[p]) | uint64(u[p+1])<<16 | uint64(u[p+2])<<32 | uint64(u[p+3])<<48
+		p += 4
+		return math.Float64frombits(b)
+	}
+	str := func() string {
+		n := int(u[p])
+		p++
+		s := string(utf16.Decode(u[p : p+n]))
+		p += n
+		return s
+	}
+	for i := range out {
+		out[i].Rect.Top = f64()
+		out[i].Rect.Bottom = f64()
+		out[i].MarginTop = str()
+		out[i].MarginBottom = str()
+	}
+	return out
+}
+
 var _ chatsurface.DOM = (*DOM)(nil)
+var _ chatsurface.BoxReader = (*DOM)(nil)
