@@ -253,6 +253,16 @@ func (h *Host) discard(fresh []*residency, reason string, err error) error {
 // syncAttributes writes mesid, #n, last_mes and the virtual index (C31, C75).
 func (h *Host) syncAttributes(rs []*residency) {
 	t := len(h.ids) - 1
+	if aw, ok := h.dom.(AttrWriter); ok {
+		if len(rs) > 0 {
+			xs := make([]RootAttrs, len(rs))
+			for i, r := range rs {
+				xs[i] = RootAttrs{Root: r.root, Mesid: r.mesid, Virtual: h.managed, Last: r.mesid == t}
+			}
+			aw.WriteRootAttrs(xs)
+		}
+		return
+	}
 	for _, r := range rs {
 		n := itoa(r.mesid)
 		if v, ok := h.dom.Attr(r.root, "mesid"); !ok || v != n {

@@ -114,6 +114,22 @@ type BoxReader interface {
 	Boxes(ns []Node) []Box
 }
 
+// RootAttrs is what C31/C75 write on one mounted root: mesid (set only when
+// it differs), data-tt-virtual-index when Virtual, "#mesid" as the text of
+// its first .mesIDDisplay, and the last_mes class when Last.
+type RootAttrs struct {
+	Root    Node
+	Mesid   int
+	Virtual bool
+	Last    bool
+}
+
+// AttrWriter is an optional batch form of those writes, in order, for a DOM
+// whose per-call cost is high. The core uses it when the DOM has it.
+type AttrWriter interface {
+	WriteRootAttrs(rs []RootAttrs)
+}
+
 // Kind classifies a value returned by extension code (C5).
 type Kind uint8
 

@@ -110,6 +110,21 @@ fx.boxes = (nodes, addr, room) => {
   }
   return need;
 };
+// C31/C75 writes for every mounted root in one crossing (values from Go;
+// see domjs.SetAttrWriter).
+fx.rootAttrs = (nodes, addr) => {
+  const u = core.read(addr, 3 * nodes.length);
+  for (let i = 0; i < nodes.length; i++) {
+    const el = nodes[i];
+    const n = String(u[3 * i] | (u[3 * i + 1] << 16));
+    const f = u[3 * i + 2];
+    if (el.getAttribute('mesid') !== n) el.setAttribute('mesid', n);
+    if (f & 1) el.setAttribute('data-tt-virtual-index', n);
+    const d = el.querySelector('.mesIDDisplay');
+    if (d !== null) d.textContent = `#${n}`;
+    el.classList.toggle('last_mes', (f & 2) !== 0);
+  }
+};
 fx.keys = (o) => Object.keys(o);
 fx.get = (o, name) => { try { return o[name]; } catch (e) { recordThrow(e); return FAIL; } };
 fx.isBigInt = (v) => typeof v === 'bigint';

@@ -29,6 +29,7 @@ package domjs
 
 import (
 	"math"
+	"strconv"
 	"syscall/js"
 	"unicode/utf16"
 
@@ -494,5 +495,48 @@ func (d *DOM) Boxes(ns []chatsurface.Node) []chatsurface.Box {
 	return out
 }
 
+// attrs is the facade's batch writer (SetAttrWriter); undefined when absent.
+var attrs js.Value
+
+// SetAttrWriter installs the facade's fn(nodes, addr): for node i it reads
+// mesid (two units) and flags (bit 0 virtual, bit 1 last) at addr+6i bytes
+// and does what chatsurface.RootAttrs says.
+func SetAttrWriter(fn js.Value) { attrs = fn }
+
+// WriteRootAttrs does the C31/C75 writes for every root in one crossing.
+func (d *DOM) WriteRootAttrs(rs []chatsurface.RootAttrs) {
+	if attrs.Type() != js.TypeFunction {
+		for _, r := range rs {
+			n := strconv.Itoa(r.Mesid)
+			if v, ok := d.Attr(r.Root, "mesid"); !ok || v != n {
+				d.SetAttr(r.Root, "mesid", n)
+			}
+			if r.Virtual {
+				d.SetAttr(r.Root, "data-tt-virtual-index", n)
+			}
+			if x := d.QueryFirst(r.Root, chatsurface.SelMesIDDisplay); x != 0 {
+				d.SetText(x, "#"+n)
+			}
+			d.SetClass(r.Root, "last_mes", r.Last)
+		}
+		return
+	}
+	arr := js.Global().Get("Array").New(len(rs))
+	u := bridge.Reserve(3 * len(rs))
+	for i, r := range rs {
+		arr.SetIndex(i, d.v(r.Root))
+		f := uint16(0)
+		if r.Virtual {
+			f |= 1
+		}
+		if r.Last {
+			f |= 2
+		}
+		u[3*i], u[3*i+1], u[3*i+2] = uint16(r.Mesid), uint16(r.Mesid>>16), f
+	}
+	attrs.Invoke(arr, bridge.Addr())
+}
+
 var _ chatsurface.DOM = (*DOM)(nil)
+var _ chatsurface.AttrWriter = (*DOM)(nil)
 var _ chatsurface.BoxReader = (*DOM)(nil)

@@ -71,6 +71,7 @@ func newSurfaceEdge(fx js.Value) {
 		page: chatsurface.NewPage(), hosts: map[int]*surfaceHost{}, tombs: map[tombKey]*surfaceHost{}, memo: map[*chatsurface.Error]js.Value{}}
 	surface = e
 	domjs.SetBoxReader(fx.Get("boxes"))
+	domjs.SetAttrWriter(fx.Get("rootAttrs"))
 	set := func(name string, f func(args []js.Value) any) {
 		fx.Set(name, js.FuncOf(func(_ js.Value, args []js.Value) (ret any) {
 			var st int32
