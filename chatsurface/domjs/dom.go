@@ -437,21 +437,38 @@ func (d *DOM) Listen(root chatsurface.Node, on bool) {
 	}
 }
 
-// boxes is the facade's batch reader (SetBoxReader); undefined when absent.
-var boxes js.Value
+// helpers is the facade's object holding the batch functions (SetHelpers);
+// they are looked up on use, since the facade fills the object after Go
+// starts.
+var helpers, boxes, attrs js.Value
 
-// SetBoxReader installs the facade's fn(nodes, addr, room): for each node it
+// SetHelpers names the object carrying the facade's batch functions:
+// "boxes", fn(nodes, addr, room): for each node it
 // writes top and bottom (float64, four units each, little-endian), then
 // margin-top and margin-bottom as a length unit plus UTF-16 units, into the
 // shared buffer at addr, and returns the units written, or -needed when
-// room is short.
-func SetBoxReader(fn js.Value) { boxes = fn }
+// room is short; "rootAttrs", fn(nodes, addr): for node i it reads mesid
+// (two units) and flags (bit 0 virtual, bit 1 last) at addr+6i bytes and
+// does what chatsurface.RootAttrs says.
+func SetHelpers(obj js.Value) { helpers = obj }
+
+// helper returns the named batch function, caching it once present.
+func helper(cache *js.Value, name string) bool {
+	if cache.Type() == js.TypeFunction {
+		return true
+	}
+	if helpers.Type() != js.TypeObject {
+		return false
+	}
+	*cache = helpers.Get(name)
+	return cache.Type() == js.TypeFunction
+}
 
 // Boxes reads every node's rect and margins in one crossing (C85); without
 // a reader it falls back to Rect and ComputedStyle.
 func (d *DOM) Boxes(ns []chatsurface.Node) []chatsurface.Box {
 	out := make([]chatsurface.Box, len(ns))
-	if boxes.Type() != js.TypeFunction || js.Global().Get("getComputedStyle").Type() != js.TypeFunction {
+	if !helper(&boxes, "boxes") || js.Global().Get("getComputedStyle").Type() != js.TypeFunction {
 		for i, n := range ns {
 			out[i] = chatsurface.Box{Rect: d.Rect(n), MarginTop: d.ComputedStyle(n, "margin-top"),
 				MarginBottom: d.ComputedStyle(n, "margin-bottom")}
@@ -495,17 +512,9 @@ func (d *DOM) Boxes(ns []chatsurface.Node) []chatsurface.Box {
 	return out
 }
 
-// attrs is the facade's batch writer (SetAttrWriter); undefined when absent.
-var attrs js.Value
-
-// SetAttrWriter installs the facade's fn(nodes, addr): for node i it reads
-// mesid (two units) and flags (bit 0 virtual, bit 1 last) at addr+6i bytes
-// and does what chatsurface.RootAttrs says.
-func SetAttrWriter(fn js.Value) { attrs = fn }
-
 // WriteRootAttrs does the C31/C75 writes for every root in one crossing.
 func (d *DOM) WriteRootAttrs(rs []chatsurface.RootAttrs) {
-	if attrs.Type() != js.TypeFunction {
+	if !helper(&attrs, "rootAttrs") {
 		for _, r := range rs {
 			n := strconv.Itoa(r.Mesid)
 			if v, ok := d.Attr(r.Root, "mesid"); !ok || v != n {

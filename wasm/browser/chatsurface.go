@@ -70,8 +70,7 @@ func newSurfaceEdge(fx js.Value) {
 	e := &surfaceEdge{fx: fx, failMark: fx.Get("FAIL"), internal: fx.Get("INTERNAL"),
 		page: chatsurface.NewPage(), hosts: map[int]*surfaceHost{}, tombs: map[tombKey]*surfaceHost{}, memo: map[*chatsurface.Error]js.Value{}}
 	surface = e
-	domjs.SetBoxReader(fx.Get("boxes"))
-	domjs.SetAttrWriter(fx.Get("rootAttrs"))
+	domjs.SetHelpers(fx)
 	set := func(name string, f func(args []js.Value) any) {
 		fx.Set(name, js.FuncOf(func(_ js.Value, args []js.Value) (ret any) {
 			var st int32
