@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+
+	"tavern-core/jsvalue"
 )
 
 // Type is a JS value's type as the facade describes it (typeof, with null
@@ -70,73 +72,8 @@ func (v Value) isInteger() bool { return v.Type == TypeNumber && isInteger(v.Num
 
 func isInteger(f float64) bool { return !math.IsInf(f, 0) && f == math.Trunc(f) }
 
-// jsNumber formats f like JavaScript's Number::toString (shortest round-trip).
-func jsNumber(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case f == 0:
-		return "0"
-	}
-	neg := f < 0
-	if neg {
-		f = -f
-	}
-	// digits d1..dk and exponent n such that f = 0.d1..dk × 10^n.
-	e := strconv.FormatFloat(f, 'e', -1, 64) // d.ddde±x
-	mant, exp := e, 0
-	for i := 0; i < len(e); i++ {
-		if e[i] == 'e' {
-			mant = e[:i]
-			exp, _ = strconv.Atoi(e[i+1:])
-			break
-		}
-	}
-	digits := make([]byte, 0, len(mant))
-	for i := 0; i < len(mant); i++ {
-		if mant[i] != '.' {
-			digits = append(digits, mant[i])
-		}
-	}
-	k, n := len(digits), exp+1
-	var out []byte
-	if neg {
-		out = append(out, '-')
-	}
-	switch {
-	case k <= n && n <= 21:
-		out = append(out, digits...)
-		for i := 0; i < n-k; i++ {
-			out = append(out, '0')
-		}
-	case 0 < n && n <= 21:
-		out = append(out, digits[:n]...)
-		out = append(out, '.')
-		out = append(out, digits[n:]...)
-	case -6 < n && n <= 0:
-		out = append(out, '0', '.')
-		for i := 0; i < -n; i++ {
-			out = append(out, '0')
-		}
-		out = append(out, digits...)
-	default:
-		out = append(out, digits[0])
-		if k > 1 {
-			out = append(out, '.')
-			out = append(out, digits[1:]...)
-		}
-		out = append(out, 'e')
-		if n-1 >= 0 {
-			out = append(out, '+')
-		}
-		out = strconv.AppendInt(out, int64(n-1), 10)
-	}
-	return string(out)
-}
+// jsNumber formats f like JavaScript's Number::toString.
+func jsNumber(f float64) string { return jsvalue.NumberString(f) }
 
 // isJSSpace is String.prototype.trim's WhiteSpace and LineTerminator set.
 func isJSSpace(r rune) bool {

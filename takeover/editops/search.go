@@ -1,6 +1,10 @@
 package editops
 
-import "sync"
+import (
+	"sync"
+
+	"tavern-core/jsvalue"
+)
 
 // matcher finds exact code-unit occurrences of a pattern (T4).
 //
@@ -81,7 +85,7 @@ func (mt *matcher) index(s []uint16, from int) int {
 			continue
 		}
 		i := e - m + 1
-		if s[i] == first && equalUnits(s[i:e+1], p) {
+		if s[i] == first && jsvalue.Equal(s[i:e+1], p) {
 			return i
 		}
 		e += mt.shift
@@ -94,21 +98,9 @@ func scanIndex(s, p []uint16, from int) int {
 	m := len(p)
 	first := p[0]
 	for i := from; i <= len(s)-m; i++ {
-		if s[i] == first && equalUnits(s[i:i+m], p) {
+		if s[i] == first && jsvalue.Equal(s[i:i+m], p) {
 			return i
 		}
 	}
 	return -1
-}
-
-func equalUnits(a, b []uint16) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -80,14 +80,14 @@ func findSection(r, id []uint16) int {
 
 func lineStartsHeader(s, id []uint16) bool {
 	k := len(headerMark)
-	return len(s) >= k+len(id)+1 && equalUnits(s[:k], headerMark) && equalUnits(s[k:k+len(id)], id) && s[k+len(id)] == ']'
+	return len(s) >= k+len(id)+1 && jsvalue.Equal(s[:k], headerMark) && jsvalue.Equal(s[k:k+len(id)], id) && s[k+len(id)] == ']'
 }
 
 // nextHeader returns the start of the first line at or after from (a line
 // start) that begins with "### [", or len(r).
 func nextHeader(r []uint16, from int) int {
 	for ls := from; ls < len(r); {
-		if len(r)-ls >= len(headerMark) && equalUnits(r[ls:ls+len(headerMark)], headerMark) {
+		if len(r)-ls >= len(headerMark) && jsvalue.Equal(r[ls:ls+len(headerMark)], headerMark) {
 			return ls
 		}
 		nl := indexUnit(r, '\n', ls)
