@@ -10,7 +10,8 @@ const IS_NODE = typeof process !== 'undefined' && !!process.versions?.node;
 
 let goRuntime; // Go's wasm_exec.js installs globalThis.Go once.
 
-async function ensureGoRuntime() {
+/** Installs Go's wasm_exec.js runtime (globalThis.Go) once per realm. */
+export async function ensureGoRuntime() {
   if (globalThis.Go) return;
   goRuntime ??= (async () => {
     if (IS_NODE) {

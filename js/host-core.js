@@ -1,24 +1,10 @@
 // Loader for tavern-host.wasm, the harness host's module (Node only): the
 // session-log entry and the message editor's route. It mirrors core.js's
-// loader for the second binary; core.js's runtime set-up is private to it,
-// so the few lines that install Go's wasm_exec.js are repeated here.
+// loader for the second binary and shares its Go runtime set-up.
+
+import { ensureGoRuntime } from './core.js';
 
 const IS_NODE = typeof process !== 'undefined' && !!process.versions?.node;
-
-let goRuntime;
-
-async function ensureGoRuntime() {
-  if (globalThis.Go) return;
-  goRuntime ??= (async () => {
-    const { createRequire } = await import('node:module');
-    const require = createRequire(import.meta.url);
-    globalThis.fs ??= require('node:fs');
-    globalThis.path ??= require('node:path');
-    globalThis.crypto ??= require('node:crypto').webcrypto;
-    require(new URL('./wasm_exec.js', import.meta.url).pathname);
-  })();
-  await goRuntime;
-}
 
 async function wasmBytes(options) {
   if (options.wasmBytes) return options.wasmBytes;

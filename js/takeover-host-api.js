@@ -68,7 +68,7 @@ export function createTakeoverHostApi(core) {
     let winner = null;
     const type = init.type;
 
-    const resolveArg = (a, act, live) => {
+    const resolveArg = (a, act) => {
       switch (a) {
         case A.SLOT: return held.slot;
         case A.TYPE: return type;
@@ -88,38 +88,26 @@ export function createTakeoverHostApi(core) {
       }
     };
 
-    // Execute a host call. Returns [failed, result]; awaits only when Go
-    // said so, and logs a later rejection of a call it does not await.
-    const callHost = async (act, live) => {
+    // Execute a host call as a method of host. Returns [failed, result]
+    // (or a promise of it when Go said to await); a call that is not
+    // awaited has a later rejection logged.
+    const callHost = (act, live) => {
       const args = [];
       for (const a of act.args) {
         if (a === A.LIVE) args.push(live[0], live[1]);
-        else args.push(resolveArg(a, act, live));
+        else args.push(resolveArg(a, act));
       }
+      const failed = (err) => { console.error(act.log, err); return [true, undefined]; };
+      let r;
       try {
-        let r = host[act.fnName](...args);
-        if (act.await) r = await r;
-        else if (r !== null && typeof r === 'object' && typeof r.then === 'function') r.then(undefined, (err) => console.error(act.log, err));
-        return [false, r];
+        r = host[act.fnName](...args);
       } catch (err) {
-        console.error(act.log, err);
-        return [true, undefined];
+        return failed(err);
       }
-    };
-    const callSync = (act, live) => {
-      const args = [];
-      for (const a of act.args) {
-        if (a === A.LIVE) args.push(live[0], live[1]);
-        else args.push(resolveArg(a, act, live));
-      }
-      try {
-        const r = host[act.fnName](...args);
-        if (r !== null && typeof r === 'object' && typeof r.then === 'function') r.then(undefined, (err) => console.error(act.log, err));
-        return [false, r];
-      } catch (err) {
-        console.error(act.log, err);
-        return [true, undefined];
-      }
+      const thenable = r !== null && typeof r === 'object' && typeof r.then === 'function';
+      if (act.await) return Promise.resolve(r).then((v) => [false, v], failed);
+      if (thenable) r.then(undefined, (err) => console.error(act.log, err));
+      return [false, r];
     };
 
     // Live redraw (T57): ask Go, answer its liveness question, run the writes.
@@ -132,10 +120,10 @@ export function createTakeoverHostApi(core) {
     const liveUpdate = (text, reasoning) => {
       let acts = liveActions(0, 0);
       if (acts.length === 1 && acts[0].store === STORE.LIVE) {
-        const [failed, r] = callSync(acts[0]);
+        const [failed, r] = callHost(acts[0]);
         acts = liveActions(1, !failed && r === true ? 1 : 0);
       }
-      for (const act of acts) callSync(act, [text, reasoning]);
+      for (const act of acts) callHost(act, [text, reasoning]);
     };
 
     const claim = (v) => {
@@ -190,7 +178,8 @@ export function createTakeoverHostApi(core) {
           try { await host.emit(GENERATE_TAKEOVER_DISPATCH, payload); } catch (err) { console.error(act.log, err); }
           break;
         case OP.CALL: {
-          const [failed, r] = act.await ? await callHost(act) : callSync(act);
+          const out = callHost(act); // not awaited unless Go says so (T59)
+          const [failed, r] = act.await ? await out : out;
           input[0] = failed ? 1 : 0;
           if (act.store === STORE.SLOT && !failed) held.slot = r;
           else if (act.store === STORE.LIVE) input[1] = !failed && r === true ? 1 : 0;
