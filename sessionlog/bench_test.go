@@ -51,7 +51,7 @@ func genBenchLog(tb testing.TB, n int) []byte {
 	emit := func(ev map[string]any) {
 		ev["seq"] = seq
 		ev["time"] = 1790000000000 + seq
-		b, err := marshalJSON(ev)
+		b, err := EncodeJSON(ev)
 		if err != nil {
 			tb.Fatal(err)
 		}

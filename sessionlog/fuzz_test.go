@@ -452,7 +452,7 @@ func stripEdit(m any) any {
 
 func mustJSON(t *testing.T, v any) string {
 	t.Helper()
-	b, err := marshalJSON(v)
+	b, err := EncodeJSON(v)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -462,8 +462,8 @@ func mustJSON(t *testing.T, v any) string {
 // exactEqual compares JSON trees as their encoding (keys sorted, number
 // literals as written), stricter than the JS-style deepEqual.
 func exactEqual(a, b any) bool {
-	x, errA := marshalJSON(a)
-	y, errB := marshalJSON(b)
+	x, errA := EncodeJSON(a)
+	y, errB := EncodeJSON(b)
 	return errA == nil && errB == nil && bytes.Equal(x, y)
 }
 

@@ -109,7 +109,7 @@ func canon(t *testing.T, v any) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := marshalJSON(n)
+	b, _ := EncodeJSON(n)
 	return string(b)
 }
 

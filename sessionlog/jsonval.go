@@ -34,16 +34,17 @@ func decodeValue(b []byte) (any, error) {
 // shape decodeValue yields, so planned events compare and validate exactly as
 // events read from a log. It fails on NaN or infinities, which S6 forbids.
 func normalize(v any) (any, error) {
-	b, err := marshalJSON(v)
+	b, err := EncodeJSON(v)
 	if err != nil {
 		return nil, err
 	}
 	return decodeValue(b)
 }
 
-// marshalJSON encodes without HTML escaping so text round-trips byte-for-byte
-// where it can.
-func marshalJSON(v any) ([]byte, error) {
+// EncodeJSON encodes without HTML escaping and without a trailing newline,
+// so text round-trips byte-for-byte where it can. The host module encodes
+// its answers with it too.
+func EncodeJSON(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

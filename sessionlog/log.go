@@ -49,14 +49,14 @@ func (e *Event) Data() any {
 // MarshalJSON writes the envelope exactly as held.
 func (e *Event) MarshalJSON() ([]byte, error) {
 	if e.rawData == nil {
-		return marshalJSON(e.Fields)
+		return EncodeJSON(e.Fields)
 	}
 	m := make(map[string]any, len(e.Fields)+1)
 	for k, v := range e.Fields {
 		m[k] = v
 	}
 	m["data"] = e.Data()
-	return marshalJSON(m)
+	return EncodeJSON(m)
 }
 
 // ParseEvent reads one JSON envelope. seq is the index it is meant for; the
@@ -298,7 +298,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 
 // Encode writes the log back as JSONL: header line then one event per line.
 func (l *Log) Encode(w io.Writer) error {
-	b, err := marshalJSON(l.Header.Fields)
+	b, err := EncodeJSON(l.Header.Fields)
 	if err != nil {
 		return err
 	}

@@ -94,21 +94,11 @@ func envelope(value any, err error) []byte {
 	} else {
 		out = map[string]any{"ok": true, "value": value}
 	}
-	b, mErr := marshal(out)
+	b, mErr := sessionlog.EncodeJSON(out)
 	if mErr != nil {
-		b, _ = marshal(map[string]any{"ok": false, "error": apiError{Code: sessionlog.CodeInternal, Message: mErr.Error()}})
+		b, _ = sessionlog.EncodeJSON(map[string]any{"ok": false, "error": apiError{Code: sessionlog.CodeInternal, Message: mErr.Error()}})
 	}
 	return b
-}
-
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
 // strictArgs decodes a JSON argument, refusing unknown fields so client drift

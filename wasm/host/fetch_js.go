@@ -206,7 +206,7 @@ func internalResponse(err error) js.Value {
 	rec.header.Set("Content-Type", "application/json; charset=utf-8")
 	rec.header.Set("Cache-Control", "no-store")
 	rec.WriteHeader(http.StatusInternalServerError)
-	b, _ := marshal(map[string]any{"ok": false, "error": map[string]any{"code": sessionlog.CodeInternal, "message": err.Error()}})
+	b, _ := sessionlog.EncodeJSON(map[string]any{"ok": false, "error": map[string]any{"code": sessionlog.CodeInternal, "message": err.Error()}})
 	rec.body.Write(b)
 	return rec.response()
 }
