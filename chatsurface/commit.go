@@ -36,7 +36,14 @@ func checkProjection(proj []int, count int) error {
 // commit is the projection commit (C33). layout, in managed mode, writes the
 // spacers and checks the root's children (C74–C78) as part of phase 8.
 func (h *Host) commit(proj []int, replace map[int]bool, layout *Window) error {
-	// Phase 1 (abort processor requests) belongs to the content-processor issue.
+	// Phase 1: abort requests whose object left its mesid (C126).
+	h.abortMoved()
+	err := h.commitPhases(proj, replace, layout)
+	h.pump() // start the requests this commit queued (C120)
+	return err
+}
+
+func (h *Host) commitPhases(proj []int, replace map[int]bool, layout *Window) error {
 	if err := checkProjection(proj, len(h.ids)); err != nil {
 		return h.fail(err)
 	}
@@ -75,8 +82,14 @@ func (h *Host) commit(proj []int, replace map[int]bool, layout *Window) error {
 	parents := map[*residency]Node{}
 	owners := map[*residency]map[Node]*Participant{}
 	for _, r := range fresh {
-		// Processors (C122) will make some roots pending here.
-		r.prepared = !h.transient[r.msg]
+		if h.transient[r.msg] {
+			continue // raw content, nothing else (C56)
+		}
+		ok, err := h.processContent(r.msg, r.mesid, r.content)
+		if err != nil {
+			return h.discard(fresh, ReasonMountPreparation, err)
+		}
+		r.prepared, r.pending = ok, !ok
 		if r.prepared {
 			prepared = append(prepared, r)
 			parents[r] = h.dom.Parent(r.content)
@@ -226,6 +239,7 @@ func (h *Host) materialize(m int) (*residency, error) {
 		d.Release(root)
 		return nil, newError(CodeContract, "ChatSurface materializer must return a parentless .mes element")
 	}
+	h.page.contentStarted = true // C114
 	content := d.QueryFirst(root, SelMesText)
 	if content == 0 {
 		d.Release(root)

@@ -30,6 +30,7 @@ const (
 	SelShowMore
 	SelStylePins
 	SelSpacer
+	SelEditor
 )
 
 func (s Selector) String() string {
@@ -46,6 +47,8 @@ func (s Selector) String() string {
 		return ".style-pins"
 	case SelSpacer:
 		return "tt-chat-spacer"
+	case SelEditor:
+		return ".edit_textarea, .reasoning_edit_textarea"
 	}
 	return ""
 }

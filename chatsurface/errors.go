@@ -35,6 +35,7 @@ const (
 	CodeState           = "invalid-state"
 	CodeAdmission       = "admission"
 	CodeParticipant     = "participant-fault"
+	CodeProcessor       = "content-processor"
 )
 
 // Error is an error created by the core. The bridge materialises each *Error

@@ -40,6 +40,7 @@ type residency struct {
 	claims   []*claim // sources claimed for the current content
 	cands    []*Candidate
 	prepared bool
+	pending  bool // content waits for a processor result (C124)
 }
 
 // Host is the host controller of C140–C143. Every exported mutating method
@@ -71,12 +72,15 @@ type Host struct {
 	openClaim map[ClaimsID]*claimSet
 
 	b bounded
+
+	proc processorState
 }
 
 func newHost(p *Page, env Env, rmax int) *Host {
 	h := &Host{page: p, reg: p.Registry, dom: env.DOM, js: env.JS, sched: env.Sched, root: env.Root,
 		managed: p.managed, state: StateInactive, transient: map[MessageID]bool{},
-		openClaim: map[ClaimsID]*claimSet{}}
+		openClaim: map[ClaimsID]*claimSet{},
+		proc:      processorState{cache: map[MessageID]*request{}, tokens: map[Token]*layer{}}}
 	h.adm = newAdmission(hostAdmission{h}, p.managed, rmax)
 	h.b.reset()
 	h.reg.notify = func(e *Error) {
@@ -266,7 +270,9 @@ func (h *Host) ResetEpoch() error {
 }
 
 func (h *Host) reset() error {
-	// Step 1 (processors) belongs to the content-processor issue.
+	// Step 1: abort every request and clear the processor cache (C107, C126).
+	h.abortAll()
+	defer h.pump() // skipped requests settle their Promises
 	var first error
 	for i := len(h.mounted) - 1; i >= 0; i-- {
 		if err := h.closeResidency(h.mounted[i], ReasonEpochReset); err != nil && first == nil {
@@ -353,7 +359,7 @@ type Snapshot struct {
 	FollowingTail       bool
 	ProjectionHeld      bool
 	Runtime             RuntimeSnapshot
-	PendingPreparations []int // always empty until content processors exist
+	PendingPreparations []int // mounted mesids whose content is pending (C124)
 	Fault               error
 }
 
@@ -374,6 +380,9 @@ func (h *Host) Snapshot() Snapshot {
 	s.MessageCount = len(h.ids)
 	for _, r := range h.mounted {
 		s.Mounted = append(s.Mounted, r.mesid)
+		if r.pending {
+			s.PendingPreparations = append(s.PendingPreparations, r.mesid)
+		}
 	}
 	s.Ranges = rangesOf(s.Mounted)
 	if h.managed {

@@ -129,6 +129,7 @@ func (h *Host) UpdateContent(mesid Value, transient bool) (bool, error) {
 func (h *Host) setTransient(id MessageID, on bool) {
 	if on {
 		h.transient[id] = true
+		h.abortTransient(id) // C55, C126
 	} else {
 		delete(h.transient, id)
 	}
@@ -143,12 +144,31 @@ func (h *Host) replaceContent(r *residency, transient bool) error {
 	d := h.dom
 	staging := d.CloneShallow(r.content)
 	d.SetInnerHTML(staging, html)
-	d.SetInnerHTML(staging, d.InnerHTML(staging)) // normalised, as the processor cache will compare it
-	// Step 3: processors (C122) will decide pending/cached here.
-	prepared := !transient
+	d.SetInnerHTML(staging, d.InnerHTML(staging)) // normalised, as the processor cache compares it
+	h.page.contentStarted = true                  // C114
+	// Step 3: transient, no processors, cached or pending (C122).
+	prepared := false
 	if transient {
 		d.RemoveAttr(staging, "aria-busy")
+	} else {
+		ok, err := h.processContent(r.msg, r.mesid, staging)
+		if err != nil {
+			d.Release(staging)
+			return h.fail(err)
+		}
+		prepared = ok
 	}
+	err := h.swapContent(r, staging, prepared)
+	h.pump() // start the request this update queued (C120)
+	return err
+}
+
+// swapContent is C51 steps 4–7 for a staging element holding the new
+// content: prepareContent when prepared, the lease swap, the DOM swap,
+// didCommitContent and candidates (C54 on failure). Content that is
+// neither prepared nor transient is pending (C124).
+func (h *Host) swapContent(r *residency, staging Node, prepared bool) error {
+	d := h.dom
 	lease := newLease(h.js)
 	var claims []*claim
 	fail := func(reason string, err error) error {
@@ -183,6 +203,7 @@ func (h *Host) replaceContent(r *residency, transient bool) error {
 	}
 	d.Release(staging)
 	r.lease, r.claims, r.cands, r.prepared = lease, claims, nil, prepared
+	r.pending = !prepared && !h.transient[r.msg]
 	if prepared {
 		for _, p := range h.reg.list {
 			if p.DidCommit != 0 {

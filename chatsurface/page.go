@@ -7,6 +7,9 @@ type Page struct {
 	installed bool
 	managed   bool
 	host      *Host
+
+	processors     []*Processor
+	contentStarted bool // C114: stays true for the page
 }
 
 // NewPage returns a page with nothing installed.

@@ -1,0 +1,587 @@
+package chatsurface
+
+// Content processors (C113–C132). A processor is a JS prepare(ctx,
+// renderBase) function; Go owns every decision around it (chain order,
+// renderBase memoisation, the base, the queue, the cache, aborts, error
+// wrapping, waiting Promises) and the bridge only calls functions and wires
+// Promises:
+//
+//   - Go starts one layer of a request with ProcessorCallbacks.CallProcessor(
+//     token, …). The bridge calls prepare(ctx, renderBase); ctx is one frozen
+//     {message, mesid, signal} per request (memoise it by signal, C116).
+//   - renderBase() calls Host.RenderBase(token) every time. On the first call
+//     for a token (it returns true) the bridge creates a Promise for the token
+//     and returns it, later calls return that identical Promise; Go settles it
+//     with ProcessorCallbacks.SettleBase, possibly before RenderBase returns.
+//   - prepare's Promise settles into Host.ProcessorDone(token, value) or
+//     Host.ProcessorFailed(token, thrown).
+//   - Promises of render()/open(), finishContent and refresh() are created by
+//     the bridge with a Wait id and settled by ProcessorCallbacks.Settle.
+
+// Processor is a registered content processor: its untrimmed id and prepare.
+type Processor struct {
+	ID      string
+	Prepare Ref
+}
+
+// Token names one processor call: one layer of one request.
+type Token int32
+
+// Wait names a Promise the bridge created and Go settles (C129–C131).
+type Wait int32
+
+// ProcessorCallbacks is the part of the bridge content processors need. The
+// Callbacks value of a host implements it when the bridge supports
+// processors; without it no processor can run (and none can be registered
+// through the bridge).
+type ProcessorCallbacks interface {
+	// Version is C121's version of the message object (JSON of its fields).
+	Version(msg MessageID) (string, *JSValue)
+	// CallProcessor calls prepare(ctx, renderBase) for one layer; its
+	// outcome comes back as Host.ProcessorDone or Host.ProcessorFailed.
+	CallProcessor(token Token, prepare Ref, msg MessageID, mesid int, signal Signal)
+	// SettleBase resolves (err nil) or rejects the Promise renderBase()
+	// returned for token.
+	SettleBase(token Token, html string, err error)
+	// AbortRequest aborts a request's signal with an AbortError (C126).
+	AbortRequest(s Signal)
+	// Settle settles a waiting Promise: err non-nil rejects with it; else,
+	// when emit is true, the bridge calls and awaits emit(event, mesid,
+	// ...args) of the finishContent call first (C131); then it fulfils.
+	Settle(w Wait, emit bool, err error)
+}
+
+// RegisterContentProcessor is registerContentProcessor(definition) (C113).
+// id and prepare are definition.id and definition.prepare (Undefined when
+// the definition is null or not an object). It returns the processor's index.
+func (p *Page) RegisterContentProcessor(id, prepare Value) (int, error) {
+	if p.contentStarted {
+		return 0, newError(CodeRegistration, "ChatSurface content processors must register before the first projection")
+	}
+	if id.Type != TypeString || jsTrim(id.Str) == "" || prepare.Type != TypeFunction {
+		return 0, newTypeError(CodeRegistration, "ChatSurface content processor requires an id and prepare function")
+	}
+	for _, q := range p.processors {
+		if q.ID == id.Str {
+			return 0, newError(CodeRegistration, "ChatSurface content processor already registered: "+id.Str)
+		}
+	}
+	p.processors = append(p.processors, &Processor{ID: id.Str, Prepare: prepare.Func})
+	return len(p.processors) - 1, nil
+}
+
+// Processors returns the registered processors, outermost first (C115).
+func (p *Page) Processors() []*Processor { return p.processors }
+
+// ContentStarted reports whether content preparation started (C114).
+func (p *Page) ContentStarted() bool { return p.contentStarted }
+
+// Host is the live (created, not disposed) host, or nil: refresh() of a
+// processor registration acts on it (C129).
+func (p *Page) Host() *Host {
+	if p.host == nil || p.host.disposed {
+		return nil
+	}
+	return p.host
+}
+
+// request is one processing of one message object: its cache entry (C122).
+type request struct {
+	msg      MessageID
+	mesid    int
+	version  string // the version the base was formatted for (C117)
+	base     string
+	signal   Signal
+	layers   []*layer
+	aborted  bool
+	settled  bool // the chain settled, or it was skipped (C126)
+	done     bool // result holds a committed-worthy result
+	failed   bool
+	result   string
+	err      error
+	waiters  []*waiter
+	released bool
+}
+
+type layer struct {
+	req     *request
+	i       int
+	token   Token
+	based   bool // renderBase was called
+	settled bool
+}
+
+// waiter is one Promise waiting for requests (C129–C131): n counts the
+// requests still outstanding plus one guard while it is being set up.
+type waiter struct {
+	w     Wait
+	n     int
+	emit  bool
+	msg   MessageID
+	mesid int
+	fired bool
+}
+
+type processorState struct {
+	cache     map[MessageID]*request
+	queue     []*request // waiting for their turn, start order (C120)
+	running   *request   // the request whose chain holds the queue
+	tokens    map[Token]*layer
+	nextToken Token
+	pumping   bool
+}
+
+func (h *Host) pcb() ProcessorCallbacks {
+	pc, _ := h.js.(ProcessorCallbacks)
+	return pc
+}
+
+func (h *Host) processing() bool { return len(h.page.processors) > 0 && h.pcb() != nil }
+
+// processContent is C122 for content that holds the host-formatted HTML
+// (a detached root's .mes_text or a staging element). It reports whether
+// the content is prepared; pending content is emptied and marked busy (C124).
+func (h *Host) processContent(msg MessageID, mesid int, node Node) (bool, error) {
+	if !h.processing() {
+		return true, nil
+	}
+	d := h.dom
+	html := d.InnerHTML(node)
+	ver, thrown := h.pcb().Version(msg)
+	if thrown != nil {
+		return false, thrown
+	}
+	p := &h.proc
+	e := p.cache[msg]
+	if e != nil && !e.aborted && !e.failed && e.version == ver && e.base == html {
+		if e.done {
+			d.SetInnerHTML(node, e.result)
+			d.RemoveAttr(node, "aria-busy")
+			return true, nil
+		}
+		if e.mesid == mesid {
+			busy(d, node)
+			return false, nil
+		}
+	}
+	if e != nil {
+		h.abortRequest(e)
+		h.dropEntry(e)
+	}
+	req := &request{msg: msg, mesid: mesid, version: ver, base: html, signal: h.js.NewSignal()}
+	p.cache[msg] = req
+	p.queue = append(p.queue, req)
+	busy(d, node)
+	return false, nil
+}
+
+func busy(d DOM, node Node) {
+	d.SetInnerHTML(node, "")
+	d.SetAttr(node, "aria-busy", "true")
+}
+
+// abortRequest aborts a request that has not settled (C126). A running
+// request stops holding the queue: an aborted request never blocks it (C120).
+func (h *Host) abortRequest(req *request) {
+	if req.aborted || req.settled {
+		return
+	}
+	req.aborted = true
+	h.pcb().AbortRequest(req.signal)
+	if h.proc.running == req {
+		h.proc.running = nil
+	}
+}
+
+// dropEntry removes a request from the cache, releasing its signal once
+// nothing can reach it.
+func (h *Host) dropEntry(req *request) {
+	if h.proc.cache[req.msg] == req {
+		delete(h.proc.cache, req.msg)
+	}
+	if req.settled && !req.released {
+		req.released = true
+		h.js.ReleaseSignal(req.signal)
+	}
+}
+
+// pending is every request that has not settled and is not aborted:
+// the running one, then the queue, in start order.
+func (h *Host) pendingRequests() []*request {
+	var out []*request
+	if r := h.proc.running; r != nil && !r.aborted {
+		out = append(out, r)
+	}
+	for _, r := range h.proc.queue {
+		if !r.aborted {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// abortMoved is commit phase 1: abort requests whose object is no longer
+// at their mesid in the structure (C33, C126).
+func (h *Host) abortMoved() {
+	if h.pcb() == nil {
+		return
+	}
+	for _, req := range h.pendingRequests() {
+		if req.mesid >= len(h.ids) || h.ids[req.mesid] != req.msg {
+			h.abortRequest(req)
+		}
+	}
+}
+
+// abortAll aborts every pending request and clears the cache (reset step 1,
+// refresh() step 1).
+func (h *Host) abortAll() {
+	if h.pcb() == nil {
+		return
+	}
+	for _, req := range h.pendingRequests() {
+		h.abortRequest(req)
+	}
+	for _, req := range h.proc.cache {
+		h.dropEntry(req)
+	}
+	clear(h.proc.cache)
+}
+
+// abortTransient aborts the request of an object marked transient (C55).
+func (h *Host) abortTransient(msg MessageID) {
+	if req := h.proc.cache[msg]; req != nil && !req.settled {
+		h.abortRequest(req)
+	}
+}
+
+// pump starts queued requests while the queue is free (C120). A request
+// already aborted when its turn comes is skipped and settles then.
+func (h *Host) pump() {
+	p := &h.proc
+	if p.pumping || h.pcb() == nil {
+		return
+	}
+	p.pumping = true
+	defer func() { p.pumping = false }()
+	for p.running == nil && len(p.queue) > 0 {
+		req := p.queue[0]
+		p.queue[0] = nil
+		p.queue = p.queue[1:]
+		if req.aborted || h.disposed {
+			h.finish(req, "", nil)
+			continue
+		}
+		p.running = req
+		h.startLayer(req, 0)
+	}
+	if len(p.queue) == 0 {
+		p.queue = nil
+	}
+}
+
+func (h *Host) startLayer(req *request, i int) {
+	p := &h.proc
+	p.nextToken++
+	l := &layer{req: req, i: i, token: p.nextToken}
+	req.layers = append(req.layers, l)
+	p.tokens[l.token] = l
+	h.pcb().CallProcessor(l.token, h.page.processors[i].Prepare, req.msg, req.mesid, req.signal)
+}
+
+// RenderBase is renderBase() of the processor call token (C115, C117). It
+// returns true on the first call for the token, when the bridge must create
+// the Promise it then returns on every call; false means "return the Promise
+// made before" (or, for an unknown token, an inert call). The first call
+// starts the next processor, or, after the last, settles with the base.
+func (h *Host) RenderBase(token Token) bool {
+	l := h.proc.tokens[token]
+	if l == nil || l.based {
+		return false
+	}
+	l.based = true
+	req := l.req
+	if l.i+1 < len(h.page.processors) {
+		h.startLayer(req, l.i+1)
+		return true
+	}
+	pc := h.pcb()
+	ver, thrown := pc.Version(req.msg)
+	if thrown != nil {
+		pc.SettleBase(token, "", thrown)
+		return true
+	}
+	if ver != req.version {
+		// A processor changed the raw message before calling renderBase:
+		// the base is formatted afresh (C117).
+		html, thrown := h.js.FormatMessage(req.msg, req.mesid)
+		if thrown != nil {
+			pc.SettleBase(token, "", thrown)
+			return true
+		}
+		n := h.dom.CreateElement("div")
+		h.dom.SetInnerHTML(n, html)
+		html = h.dom.InnerHTML(n)
+		h.dom.Release(n)
+		req.base, req.version = html, ver
+	}
+	pc.SettleBase(token, req.base, nil)
+	return true
+}
+
+// ProcessorDone delivers the fulfilment value of the processor call token.
+// A string must hold the HTML; any other type fails C118.
+func (h *Host) ProcessorDone(token Token, v Value) {
+	l := h.proc.tokens[token]
+	if l == nil || l.settled {
+		return
+	}
+	if v.Type != TypeString {
+		h.layerFailed(l, newTypeError(CodeProcessor, "prepare must return an HTML string"))
+		return
+	}
+	req := l.req
+	if h.current(req) {
+		ver, thrown := h.pcb().Version(req.msg)
+		if thrown != nil {
+			h.layerFailed(l, thrown)
+			return
+		}
+		if ver != req.version { // C119
+			h.layerFailed(l, newError(CodeProcessor, "ChatSurface content processor "+
+				h.page.processors[l.i].ID+" changed message "+itoa(req.mesid)+" after renderBase"))
+			return
+		}
+	}
+	h.settleLayer(l, v.Str, nil)
+}
+
+// ProcessorFailed delivers the rejection (or synchronous throw) of the
+// processor call token.
+func (h *Host) ProcessorFailed(token Token, thrown *JSValue) {
+	l := h.proc.tokens[token]
+	if l == nil || l.settled {
+		return
+	}
+	h.layerFailed(l, thrown)
+}
+
+// layerFailed wraps a layer's failure with the processor id and mesid (C118).
+func (h *Host) layerFailed(l *layer, cause error) {
+	h.settleLayer(l, "", &Error{Class: ClassError, Code: CodeProcessor, Cause: cause,
+		Message: "ChatSurface content processor " + h.page.processors[l.i].ID + " failed for message " + itoa(l.req.mesid)})
+}
+
+// settleLayer settles the outer layer's renderBase with this layer's
+// outcome, or the request when this is the outermost layer.
+func (h *Host) settleLayer(l *layer, html string, err error) {
+	l.settled = true
+	delete(h.proc.tokens, l.token)
+	req := l.req
+	if l.i == 0 {
+		h.finish(req, html, err)
+		return
+	}
+	outer := req.layers[l.i-1]
+	if outer.settled || req.settled {
+		return
+	}
+	h.pcb().SettleBase(outer.token, html, err)
+}
+
+// current is C125: not aborted, still the cache entry, and the same object
+// still at its mesid in chat[].
+func (h *Host) current(req *request) bool {
+	if req.aborted || h.disposed || h.proc.cache[req.msg] != req {
+		return false
+	}
+	id, thrown := h.js.MessageAt(req.mesid)
+	return thrown == nil && id == req.msg
+}
+
+// finish settles a request (C125–C127): a current success is stored and,
+// when mounted, committed under content-commit; a current failure faults;
+// anything else is dropped. Waiting Promises settle, and the queue moves on.
+func (h *Host) finish(req *request, html string, err error) {
+	if req.settled {
+		return
+	}
+	req.settled = true
+	p := &h.proc
+	if p.running == req {
+		p.running = nil
+	}
+	cur := h.current(req)
+	switch {
+	case !cur:
+		err = nil // C126: dropped, never written, never rejects
+	case err != nil:
+		req.failed, req.err = true, err
+		h.setFault(err)
+	default:
+		req.done, req.result = true, html
+		if r := h.residencyAt(req.mesid); r != nil && r.msg == req.msg && r.pending {
+			err = h.contentCommit(r, req)
+		}
+	}
+	if p.cache[req.msg] != req {
+		h.dropEntry(req)
+	}
+	ws := req.waiters
+	req.waiters = nil
+	for _, w := range ws {
+		h.waiterDone(w, err)
+	}
+	h.pump()
+}
+
+// contentCommit commits a result into a mounted pending message (C125): a
+// content update labelled content-commit. On a faulted epoch it does nothing.
+func (h *Host) contentCommit(r *residency, req *request) error {
+	if h.fault != nil || h.disposed {
+		return nil
+	}
+	if err := h.begin(LabelContentCommit, true); err != nil {
+		return err
+	}
+	defer h.end()
+	if h.residencyAt(r.mesid) != r { // removed by foreign code (C101)
+		return nil
+	}
+	if v, ok := h.dom.Attr(r.root, "mesid"); h.dom.Parent(r.root) != h.root || !ok || v != itoa(r.mesid) ||
+		h.dom.QueryFirst(r.root, SelMesText) != r.content {
+		return h.fail(newError(CodeOwnership, "ChatSurface message "+itoa(r.mesid)+" DOM identity changed during content reconciliation"))
+	}
+	staging := h.dom.CloneShallow(r.content)
+	h.dom.SetInnerHTML(staging, req.result)
+	h.dom.RemoveAttr(staging, "aria-busy")
+	return h.swapContent(r, staging, true)
+}
+
+// waiterDone counts one settled request (or the set-up guard) for w; err
+// rejects it at once (the first failure wins).
+func (h *Host) waiterDone(w *waiter, err error) {
+	if w.fired {
+		return
+	}
+	pc := h.pcb()
+	if err != nil {
+		w.fired = true
+		pc.Settle(w.w, false, err)
+		return
+	}
+	w.n--
+	if w.n > 0 {
+		return
+	}
+	w.fired = true
+	emit := false
+	if w.emit && w.msg != 0 && !h.disposed {
+		id, thrown := h.js.MessageAt(w.mesid)
+		emit = thrown == nil && id == w.msg
+	}
+	pc.Settle(w.w, emit, nil)
+}
+
+// watch makes w wait for the unsettled request of msg, if any. A request
+// that already failed rejects w.
+func (h *Host) watch(w *waiter, msg MessageID) {
+	req := h.proc.cache[msg]
+	switch {
+	case req == nil:
+	case !req.settled:
+		w.n++
+		req.waiters = append(req.waiters, w)
+	case req.failed:
+		h.waiterDone(w, req.err)
+	}
+}
+
+// WaitMounted is the Promise of open() and render() (C130), called after
+// the operation returned without error: w settles once the requests of all
+// messages mounted now have settled, rejecting with the first failure.
+func (h *Host) WaitMounted(w Wait) {
+	if h.pcb() == nil {
+		return
+	}
+	wt := &waiter{w: w, n: 1}
+	if !h.disposed {
+		for _, r := range h.mounted {
+			if r.pending {
+				h.watch(wt, r.msg)
+			}
+		}
+	}
+	h.waiterDone(wt, nil)
+}
+
+// FinishContent is finishContent(mesid, event, ...args) (C131). event says
+// whether an event was given. A returned error is thrown synchronously;
+// otherwise w settles later (Settle with emit true means "emit, then fulfil").
+func (h *Host) FinishContent(mesid Value, w Wait, event bool) error {
+	if h.disposed {
+		return errDisposed()
+	}
+	m := -1
+	if mesid.isInteger() && mesid.Num >= 0 && mesid.Num <= 1<<40 {
+		m = int(mesid.Num)
+	}
+	var id MessageID
+	if m >= 0 {
+		var thrown *JSValue
+		if id, thrown = h.js.MessageAt(m); thrown != nil {
+			return h.fail(thrown)
+		}
+	}
+	if id != 0 && h.transient[id] {
+		if h.residencyAt(m) != nil {
+			if _, err := h.UpdateContent(mesid, false); err != nil {
+				return err
+			}
+		} else {
+			delete(h.transient, id)
+		}
+	}
+	wt := &waiter{w: w, n: 1, emit: event, msg: id, mesid: m}
+	if id != 0 && h.pcb() != nil {
+		h.watch(wt, id)
+	}
+	if h.pcb() == nil {
+		return nil
+	}
+	h.waiterDone(wt, nil)
+	return nil
+}
+
+// RefreshClear is refresh()'s synchronous first step (C129): every cached
+// result is cleared, which aborts pending requests.
+func (h *Host) RefreshClear() {
+	if h.disposed {
+		return
+	}
+	h.abortAll()
+	h.pump()
+}
+
+// RefreshApply is refresh()'s second step, run by the bridge in a later
+// microtask (C129): each mounted message that is neither transient nor
+// being edited is updated from chat[] and w settles once all are committed.
+func (h *Host) RefreshApply(w Wait) {
+	if h.pcb() == nil {
+		return
+	}
+	wt := &waiter{w: w, n: 1}
+	if !h.disposed {
+		for _, r := range append([]*residency(nil), h.mounted...) {
+			if h.transient[r.msg] || h.dom.QueryFirst(r.root, SelEditor) != 0 {
+				continue
+			}
+			if _, err := h.UpdateContent(Num(float64(r.mesid)), false); err != nil {
+				h.waiterDone(wt, err)
+				return
+			}
+			h.watch(wt, r.msg)
+		}
+	}
+	h.waiterDone(wt, nil)
+}
