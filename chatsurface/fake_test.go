@@ -481,6 +481,8 @@ type fakeJS struct {
 	mat      int // materialize calls
 	faults   []error
 	released int
+	format   func(m *fmsg) string // formatMessage override; nil is <p>mes</p>
+	pc       fakeProcs           // content processors (processor_test.go)
 }
 
 func newFakeJS(t *testing.T, d *fakeDOM) *fakeJS {
@@ -567,12 +569,19 @@ func (j *fakeJS) msg(id MessageID) *fmsg {
 func (j *fakeJS) Materialize(id MessageID, mesid int) (Node, *JSValue) {
 	j.mat++
 	m := j.msg(id)
-	n := j.dom.html(`<div class="mes"><div class="mes_text"><p>` + m.mes + `</p></div></div>`)[0]
+	n := j.dom.html(`<div class="mes"><div class="mes_text">` + j.formatted(m) + `</div></div>`)[0]
 	n.size = j.size(mesid)
 	return n.id, nil
 }
 func (j *fakeJS) FormatMessage(id MessageID, _ int) (string, *JSValue) {
-	return "<p>" + j.msg(id).mes + "</p>", nil
+	return j.formatted(j.msg(id)), nil
+}
+
+func (j *fakeJS) formatted(m *fmsg) string {
+	if j.format != nil {
+		return j.format(m)
+	}
+	return "<p>" + m.mes + "</p>"
 }
 func (j *fakeJS) NewSignal() Signal { j.nextSig++; j.sigs[j.nextSig] = &fsignal{}; return j.nextSig }
 func (j *fakeJS) Abort(s Signal, r string) {
