@@ -482,7 +482,7 @@ type fakeJS struct {
 	faults   []error
 	released int
 	format   func(m *fmsg) string // formatMessage override; nil is <p>mes</p>
-	pc       fakeProcs           // content processors (processor_test.go)
+	pc       fakeProcs            // content processors (processor_test.go)
 }
 
 func newFakeJS(t *testing.T, d *fakeDOM) *fakeJS {

@@ -32,7 +32,9 @@ type fakeProcs struct {
 	evals   map[string]int // calls per processor id
 }
 
-func (j *fakeJS) Version(msg MessageID) (string, *JSValue) { return `["` + j.msg(msg).mes + `",0]`, nil }
+func (j *fakeJS) Version(msg MessageID) (string, *JSValue) {
+	return `["` + j.msg(msg).mes + `",0]`, nil
+}
 func (j *fakeJS) CallProcessor(tok Token, prep Ref, msg MessageID, mesid int, s Signal) {
 	c := &pcall{token: tok, id: j.pc.ids[prep], msg: msg, mesid: mesid, signal: s}
 	j.pc.calls = append(j.pc.calls, c)
@@ -330,7 +332,9 @@ func TestC119_S78_EditAfterRenderBase(t *testing.T) {
 // C118 S79: a non-string result is a TypeError, wrapped; onFault once.
 func TestC118_S79_NonString(t *testing.T) {
 	h := procHarness(t, "m0")
-	h.proc("bad", func(c *pcall) { h.js.pc.micro = append(h.js.pc.micro, func() { h.host.ProcessorDone(c.token, Num(42)) }) })
+	h.proc("bad", func(c *pcall) {
+		h.js.pc.micro = append(h.js.pc.micro, func() { h.host.ProcessorDone(c.token, Num(42)) })
+	})
 	h.create()
 	h.mustRender()
 	h.drain()
