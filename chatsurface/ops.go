@@ -107,6 +107,7 @@ func (h *Host) UpdateContent(mesid Value, transient bool) (bool, error) {
 			}
 			if id != 0 {
 				h.setTransient(id, transient)
+				h.pump() // an aborted request frees the queue (C120)
 			}
 		}
 		return false, nil

@@ -622,7 +622,6 @@ func TestC126_S84_ResetAborts(t *testing.T) {
 	}
 	h.js.chat = nil
 	h.js.push("new chat")
-	h.js.pc.run[h.js.ref()] = nil // keep refs distinct
 	n := h.evals()
 	h.mustRender()
 	if h.evals() == n {
@@ -805,5 +804,52 @@ func TestC126_AbortedWaitFulfils(t *testing.T) {
 	}
 	if h.host.Fault() != nil {
 		t.Fatal("a stale failure faulted")
+	}
+}
+
+// C116: every layer of a request shares its mesid and signal.
+func TestC116_SharedContext(t *testing.T) {
+	h := procHarness(t, "m0")
+	h.wrapping("outer")
+	h.held("inner")
+	h.create()
+	h.mustRender()
+	a, b := h.js.pc.calls[0], h.js.pc.calls[1]
+	if a.signal != b.signal || a.mesid != b.mesid || a.msg != b.msg {
+		t.Fatalf("layers differ: %+v %+v", a, b)
+	}
+}
+
+// C55 C120: marking an unmounted pending message transient aborts it and
+// frees the queue at once.
+func TestC120_TransientUnmountedFreesQueue(t *testing.T) {
+	h := procHarness(t, "m0", "m1")
+	h.held("p")
+	h.create()
+	h.mustRender()
+	if err := h.host.Render(RenderOptions{First: Num(1)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.host.UpdateContent(Num(0), true); err != nil {
+		t.Fatal(err)
+	}
+	wantLog(t, h.log, "p:start0", "p:start1")
+}
+
+// C107: a reset leaves no processor entry behind once requests settled.
+func TestC107_ResetClearsProcessorTables(t *testing.T) {
+	h := procHarness(t, "m0", "m1")
+	h.wrapping("p")
+	h.create()
+	h.mustRender()
+	h.drain()
+	if tb := h.host.Tables(); tb.Requests != 2 {
+		t.Fatalf("tables %+v", tb)
+	}
+	if err := h.host.ResetEpoch(); err != nil {
+		t.Fatal(err)
+	}
+	if tb := h.host.Tables(); tb.Requests+tb.Queue+tb.Tokens != 0 {
+		t.Fatalf("tables %+v", tb)
 	}
 }

@@ -8,6 +8,7 @@ type Tables struct {
 	Sizes, Dirty, Demand                       int
 	Candidates, Desired, AdmissionDemand       int
 	Layout                                     int
+	Requests, Queue, Tokens                    int // content processors
 }
 
 // Tables returns the current table sizes.
@@ -20,6 +21,7 @@ func (h *Host) Tables() Tables {
 	if h.adm != nil {
 		t.Candidates, t.Desired, t.AdmissionDemand = len(h.adm.cands), len(h.adm.isDesired), len(h.adm.demand)
 	}
+	t.Requests, t.Queue, t.Tokens = len(h.proc.cache), len(h.proc.queue), len(h.proc.tokens)
 	if h.b.layout != nil {
 		t.Layout = len(h.b.layout.size)
 	}
