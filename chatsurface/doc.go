@@ -73,6 +73,18 @@
 //	host.Frame(id); host.Timer(id)   // scheduled frame / timer fired
 //	host.OnScroll(); host.OnScrollEnd(); host.OnResize(roots); host.OnMutation()
 //
+// Content processors (processor.go, C113–C131) need the optional
+// ProcessorCallbacks on the host's Callbacks; without it, or with no
+// processor registered, content is always prepared at once:
+//
+//	page.RegisterContentProcessor(id, prepare) // registerContentProcessor
+//	host.RenderBase(token)                     // renderBase() inside prepare
+//	host.ProcessorDone(token, v); host.ProcessorFailed(token, thrown)
+//	host.WaitMounted(w)                        // the Promise of open()/render()
+//	host.FinishContent(mesid, w, event)        // finishContent(mesid, event, ...args)
+//	page.Host().RefreshClear()                 // refresh(), synchronously
+//	page.Host().RefreshApply(w)                // refresh(), in a later microtask
+//
 // A hook may call back into any of these while Go is calling out: state is
 // consistent before every call out, mutating operations carry the labels of
 // C110 and a reentrant one faults with "ChatSurface mutation <label> reentered
@@ -80,9 +92,6 @@
 //
 // # Seams for later issues
 //
-// Content processors (C113–C132), finishContent and the startup helper with
-// the capability gate (C133–C138) are not implemented. Their seams are marked
-// in commit (phase 1 and 5), replaceContent (step 3) and reset (step 1):
-// residency.prepared already separates pending from prepared content, and
-// Registry.Has serves the gate.
+// The startup helper with the capability gate (C133–C138) is not
+// implemented; Registry.Has serves the gate.
 package chatsurface
