@@ -92,6 +92,9 @@
 //
 // # Seams for later issues
 //
-// The startup helper with the capability gate (C133–C138) is not
-// implemented; Registry.Has serves the gate.
+// The startup helper's walk (C133–C136) is the facade's; its policy and
+// messages are in startup.go: DefaultRequirements, Required, Registry.Gate
+// and the C134/C137 errors. Validation of a JS requirements value is the
+// bridge's reading of it, reported with ErrRequirementsNotArray and
+// ErrMalformedRequirement.
 package chatsurface

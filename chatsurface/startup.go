@@ -1,0 +1,71 @@
+package chatsurface
+
+// Startup policy of startChatSurfaceExtensions (C133–C138). The facade walks
+// the extensions and awaits their hooks; every decision and message is here.
+
+// Requirement is one capability requirement (C137, C138).
+type Requirement struct{ ExtensionName, ParticipantID string }
+
+// DefaultRequirements is CHAT_SURFACE_RENDERER_CAPABILITIES, in order (C138).
+func DefaultRequirements() []Requirement {
+	return []Requirement{
+		{"JS-Slash-Runner", "js-slash-runner/message-runtime"},
+		{"LittleWhiteBox", "littlewhitebox/message-runtime"},
+	}
+}
+
+// ErrRequirementsNotArray is C137's error for a requirements value that is
+// not an array.
+func ErrRequirementsNotArray() *Error {
+	return newTypeError(CodeInvalidArgument, "ChatSurface capability requirements must be an array")
+}
+
+// ErrMalformedRequirement is C137's error for an entry that is not a
+// non-null object with string extensionName and participantId.
+func ErrMalformedRequirement() *Error {
+	return newTypeError(CodeInvalidArgument, "ChatSurface renderer capability is malformed")
+}
+
+// ErrHookNotFunction is C134's error; name is the extension's name as listed.
+func ErrHookNotFunction(name, export string) *Error {
+	return newError(CodeContract, `Extension "`+name+`" declares chatSurface hook "`+export+
+		`" but does not export a function of that name`)
+}
+
+// ExtensionMatches reports whether an extension name, with any leading
+// "third-party/" removed, equals a requirement's extensionName (C133).
+func ExtensionMatches(name, extensionName string) bool {
+	const prefix = "third-party/"
+	if len(name) >= len(prefix) && name[:len(prefix)] == prefix {
+		name = name[len(prefix):]
+	}
+	return name == extensionName
+}
+
+// Required reports whether the extension named name matches a requirement
+// (it is then activated even without a hook, C134).
+func Required(name string, reqs []Requirement) bool {
+	for _, r := range reqs {
+		if ExtensionMatches(name, r.ExtensionName) {
+			return true
+		}
+	}
+	return false
+}
+
+// Gate is C137's capability gate after every activation resolved: in table
+// order, each requirement matching an enabled extension must have its
+// participant registered.
+func (r *Registry) Gate(enabled []string, reqs []Requirement) error {
+	for _, q := range reqs {
+		on := false
+		for _, name := range enabled {
+			on = on || ExtensionMatches(name, q.ExtensionName)
+		}
+		if on && !r.Has(q.ParticipantID) {
+			return newError(CodeRegistration, `Bounded ChatSurface requires extension "`+q.ExtensionName+
+				`" to register protocol v1 participant "`+q.ParticipantID+`"`)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,44 @@
+package chatsurface
+
+import "testing"
+
+// C138: the default table, in order.
+func TestC138_DefaultRequirements(t *testing.T) {
+	got := DefaultRequirements()
+	if len(got) != 2 || got[0] != (Requirement{"JS-Slash-Runner", "js-slash-runner/message-runtime"}) ||
+		got[1] != (Requirement{"LittleWhiteBox", "littlewhitebox/message-runtime"}) {
+		t.Fatalf("%+v", got)
+	}
+}
+
+// C137 C138 S90: an enabled required extension without its participant
+// fails the gate; with it the gate passes; a disabled one is not required.
+func TestC137_S90_Gate(t *testing.T) {
+	r := NewRegistry()
+	enabled := []string{"third-party/JS-Slash-Runner"}
+	wantErr(t, r.Gate(enabled, DefaultRequirements()), ClassError,
+		`Bounded ChatSurface requires extension "JS-Slash-Runner" to register protocol v1 participant "js-slash-runner/message-runtime"`)
+	if !Required("third-party/JS-Slash-Runner", DefaultRequirements()) || Required("third-party/X", DefaultRequirements()) {
+		t.Fatal("Required")
+	}
+	h := newHarness(t, true)
+	h.page.Registry = r
+	h.participant("js-slash-runner/message-runtime", hooks{prepare: nop})
+	if err := r.Gate(enabled, DefaultRequirements()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// C134 C137 S91 S92: exact messages; a third-party/ prefix is kept in the
+// hook error.
+func TestC134_S91_S92_Messages(t *testing.T) {
+	wantErr(t, ErrHookNotFunction("X", "registerChatSurface"), ClassError,
+		`Extension "X" declares chatSurface hook "registerChatSurface" but does not export a function of that name`)
+	wantErr(t, ErrHookNotFunction("third-party/X", "h"), ClassError,
+		`Extension "third-party/X" declares chatSurface hook "h" but does not export a function of that name`)
+	wantErr(t, ErrRequirementsNotArray(), ClassTypeError, "ChatSurface capability requirements must be an array")
+	wantErr(t, ErrMalformedRequirement(), ClassTypeError, "ChatSurface renderer capability is malformed")
+	if ExtensionMatches("third-party/third-party/X", "X") || !ExtensionMatches("X", "X") {
+		t.Fatal("only one leading third-party/ is removed")
+	}
+}
