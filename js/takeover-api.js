@@ -9,7 +9,6 @@ export const GENERATE_TAKEOVER_DISPATCH = 'generate_takeover_dispatch';
 
 const STATUS = ['open', 'committed', 'aborted', 'discarded'];
 const WRITE_QUIET = 1; // wasm/browser/takeover.go writeQuiet
-const NO_OPTS = undefined;
 
 // Per-handle state the facade holds for Go.
 class Slot {
@@ -117,7 +116,7 @@ export function createTakeoverApi(core) {
 
   function createMessageEditorHandle(opts) {
     const isObj = opts !== null && (typeof opts === 'object' || typeof opts === 'function');
-    const o = isObj ? opts : NO_OPTS;
+    const o = isObj ? opts : undefined;
     const originalText = o?.originalText;
     const originalReasoning = o?.originalReasoning;
     const signal = o?.abortSignal;
