@@ -16,17 +16,24 @@ export interface ChatSurfaceParticipant {
   didCommitContent?(ctx: MountContext): Cleanup;
 }
 export interface ParticipantRegistration { fault(error: unknown): void }
-export interface ContentProcessor {
-  id: string;
-  prepare(ctx: { message: object; mesid: number; signal: AbortSignal }, renderBase: () => Promise<string>): Promise<string>;
+/** One frozen context per request, shared by every processor of the chain (C116). */
+export interface ContentProcessorContext<M extends object = object> {
+  readonly message: M; readonly mesid: number; readonly signal: AbortSignal;
 }
+export interface ContentProcessor<M extends object = object> {
+  id: string;
+  /** Resolve to an HTML string (C118); `renderBase()` runs the inner processors once and returns the identical Promise on every call (C115). */
+  prepare(ctx: ContentProcessorContext<M>, renderBase: () => Promise<string>): string | PromiseLike<string>;
+}
+/** The frozen registration (C113); `refresh()` re-runs processors for mounted messages (C129). */
+export interface ContentProcessorRegistration { refresh(): Promise<void> }
 
 export interface ChatSurfaceApi {
   readonly protocolVersion: 1;
   isManagedOwnershipRequired(): boolean;
   registerParticipant(definition: ChatSurfaceParticipant): ParticipantRegistration;
-  /** Throws "not available yet" until content processors land. */
-  registerContentProcessor(definition: ContentProcessor): { refresh(): Promise<void> };
+  /** Still throws "ChatSurface content processors are not available yet" after C113's checks. */
+  registerContentProcessor(definition: ContentProcessor): ContentProcessorRegistration;
 }
 
 export function installChatSurfaceApi(target: object, options: { managed: boolean }): ChatSurfaceApi;
@@ -65,10 +72,11 @@ export interface ChatSurfaceSnapshot {
 }
 
 export interface ChatSurfaceHost {
+  /** Projects synchronously; the Promise settles once the mounted messages' requests settled (C130). */
   open(): Promise<void>;
   render(options?: { replace?: number[]; first?: number }): Promise<void>;
   updateContent(mesid: number, options?: { transient?: boolean }): boolean;
-  /** Throws "not available yet" until content processors land. */
+  /** Ends a transient state synchronously, waits for the message's request, then emits `event` (C131). */
   finishContent(mesid: number, event?: string, ...args: unknown[]): Promise<void>;
   jumpToMessage(mesid: number): HTMLElement;
   scrollToEnd(): void;

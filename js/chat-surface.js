@@ -142,18 +142,28 @@ const signals = new Map();
 let nextSignal = 0;
 fx.newSignal = () => { signals.set(++nextSignal, new AbortController()); return nextSignal; };
 fx.abort = (id, reason) => { signals.get(id)?.abort(reason); };
-fx.releaseSignal = (id) => { signals.delete(id); };
+fx.releaseSignal = (id) => { signals.delete(id); ctxs.delete(id); };
+fx.abortRequest = (id) => { signals.get(id)?.abort(); }; // reason: an AbortError DOMException (C126)
 const signalOf = (id) => signals.get(id)?.signal;
 
 // ---- message ids (C4) ----
 const messageIds = new WeakMap();
 let nextMessage = 0;
 const isObject = (m) => m !== null && (typeof m === 'object' || typeof m === 'function');
+// id → object, weakly, for C121 versions and processor contexts.
+const byId = new Map();
+const forget = new FinalizationRegistry((id) => { byId.delete(id); });
 function idOf(m) {
   let id = messageIds.get(m);
-  if (id === undefined) { id = ++nextMessage; messageIds.set(m, id); }
+  if (id === undefined) {
+    id = ++nextMessage;
+    messageIds.set(m, id);
+    byId.set(id, new WeakRef(m));
+    forget.register(m, id);
+  }
   return id;
 }
+const objectOf = (id) => byId.get(id)?.deref();
 
 // ---- hosts ----
 const hosts = new Map(); // Go's host id → the host's JS callbacks
@@ -228,6 +238,72 @@ fx.onFault = (h, err) => {
     try { f.call(undefined, err); } catch { /* the fault is recorded; a failing observer changes nothing */ }
   }
 };
+// ---- content processors (C113–C131) ----
+// C121: the facade computes the version; Go only compares.
+fx.version = (id) => {
+  try {
+    const m = objectOf(id);
+    return JSON.stringify([m.mes, m.swipe_id ?? 0, m.extra?.display_text, m.name, m.is_user, m.is_system, m.role]);
+  } catch (e) { recordThrow(e); return FAIL; }
+};
+fx.text = (addr, n) => core.string(addr, n);
+const ctxs = new Map(); // signal id → the request's one frozen ctx (C116)
+const bases = new Map(); // processor call token → its renderBase Promise's resolvers
+// One layer of one request: prepare(ctx, renderBase). Its outcome goes back
+// to Go only from Promise callbacks, never synchronously.
+fx.callProcessor = (h, token, prepare, msg, mesid, sig) => {
+  let ctx = ctxs.get(sig);
+  if (ctx === undefined) {
+    ctx = Object.freeze({ message: objectOf(msg), mesid, signal: signalOf(sig) });
+    ctxs.set(sig, ctx);
+  }
+  let base;
+  const renderBase = () => {
+    if (base !== undefined) return base;
+    let resolve;
+    let reject;
+    base = new Promise((res, rej) => { resolve = res; reject = rej; });
+    base.catch(() => {}); // handled: a processor may ignore a failed base
+    bases.set(token, { resolve, reject });
+    if (!check(fx.renderBase(h, token))) bases.delete(token);
+    return base;
+  };
+  let r;
+  try { r = refs.get(prepare).call(undefined, ctx, renderBase); } catch (e) { r = Promise.reject(e); }
+  Promise.resolve(r).then(
+    (v) => { bases.delete(token); check(fx.processorDone(h, token, v)); },
+    (e) => { bases.delete(token); recordThrow(e); check(fx.processorFailed(h, token)); },
+  );
+};
+fx.settleBase = (token, isErr, v) => {
+  const b = bases.get(token);
+  if (b === undefined) return;
+  bases.delete(token);
+  if (isErr) b.reject(v); else b.resolve(v);
+};
+// Promises Go settles by wait id: open()/render(), finishContent, refresh().
+const waits = new Map();
+let nextWait = 0;
+function newWait(extra) {
+  let resolve;
+  let reject;
+  const promise = new Promise((res, rej) => { resolve = res; reject = rej; });
+  const w = ++nextWait;
+  waits.set(w, { resolve, reject, ...extra });
+  return [promise, w];
+}
+fx.settle = (w, emit, isErr, err) => {
+  const W = waits.get(w);
+  if (W === undefined) return;
+  waits.delete(w);
+  if (isErr) W.reject(err);
+  else if (emit) {
+    Promise.resolve()
+      .then(() => W.emit.call(undefined, W.event, W.mesid, ...W.args))
+      .then(() => W.resolve(), W.reject);
+  } else W.resolve();
+};
+
 // Frames and timers: the host's four scheduler functions, captured at
 // creation (C140); ids are the facade's, so any native handle type works.
 function schedule(h, table, start, fire) {
@@ -261,7 +337,7 @@ core.chatSurfaceTables = () => {
   let frameCount = 0;
   let timerCount = 0;
   for (const H of hosts.values()) { frameCount += H.frames.size; timerCount += H.timers.size; }
-  return { ...t, refs: refs.size, signals: signals.size, jsHosts: hosts.size, frames: frameCount, timers: timerCount };
+  return { ...t, refs: refs.size, waits: waits.size, bases: bases.size, contexts: ctxs.size, signals: signals.size, jsHosts: hosts.size, frames: frameCount, timers: timerCount };
 };
 
 // ---- the extension API (C11–C16) ----
@@ -270,7 +346,25 @@ function registerParticipant(definition) {
   const index = check(fx.register(definition));
   return Object.freeze({ fault(error) { fx.fault(index, error); } });
 }
-function registerContentProcessor(definition) { check(fx.processor(definition)); }
+function refresh() {
+  let resolve;
+  let reject;
+  const promise = new Promise((res, rej) => { resolve = res; reject = rej; });
+  if (!check(fx.refresh(0))) { resolve(); return promise; }
+  queueMicrotask(() => {
+    const [p, w] = newWait({});
+    p.then(resolve, reject);
+    let live;
+    try { live = check(fx.refresh(1, w)); } catch (e) { waits.delete(w); reject(e); return; }
+    if (!live) { waits.delete(w); resolve(); }
+  });
+  return promise;
+}
+const processorRegistration = Object.freeze({ refresh });
+function registerContentProcessor(definition) {
+  check(fx.processor(definition));
+  return processorRegistration; // unreachable until Go accepts registrations
+}
 const api = Object.freeze({ protocolVersion: 1, isManagedOwnershipRequired, registerParticipant, registerContentProcessor });
 
 /** Install `target.__TAURITAVERN__.api.chatSurface` (C11, C12). */
@@ -304,18 +398,27 @@ export function createChatSurfaceHost(options) {
     st: pick('setTimeout'), ct: pick('clearTimeout'),
     frames: new Map(), timers: new Map(), nextTimer: 0, pass: undefined, last: undefined, self,
   });
-  const op = (code, a, b) => check(fx.op(self.id, code, a, b));
+  const op = (code, a, b, w) => check(fx.op(self.id, code, a, b, w));
+  // An operation whose Promise Go settles once its requests settle (C130).
+  const waited = (code, a, b) => {
+    const [promise, w] = newWait({});
+    try { op(code, a, b, w); } catch (e) { waits.delete(w); throw e; }
+    return promise;
+  };
   return Object.freeze({
-    open() { op(OP.open); return Promise.resolve(); },
+    open() { return waited(OP.open); },
     render(opts) {
       const r = opts !== null && typeof opts === 'object' ? opts : {};
-      op(OP.render, Array.isArray(r.replace) ? r.replace : undefined, r.first);
-      return Promise.resolve();
+      return waited(OP.render, Array.isArray(r.replace) ? r.replace : undefined, r.first);
     },
     updateContent(mesid, opts) {
       return op(OP.update, mesid, opts !== null && typeof opts === 'object' ? opts.transient : undefined);
     },
-    finishContent() { return check(fx.finish()); },
+    finishContent(mesid, event, ...args) {
+      const [promise, w] = newWait({ emit: o.emit, event, args, mesid });
+      try { check(fx.finish(self.id, mesid, event !== undefined, w)); } catch (e) { waits.delete(w); throw e; }
+      return promise;
+    },
     jumpToMessage(mesid) { return op(OP.jump, mesid); },
     scrollToEnd() { op(OP.scrollToEnd); },
     setProjectionHeld(held) { op(OP.held, held); },
