@@ -90,3 +90,19 @@ export interface ChatSurfaceHost {
 }
 
 export function createChatSurfaceHost<M extends object>(options: ChatSurfaceHostOptions<M>): ChatSurfaceHost;
+
+/** One capability requirement (C137, C138). */
+export interface ChatSurfaceRequirement { readonly extensionName: string; readonly participantId: string }
+/** The default requirements table (C138). */
+export const CHAT_SURFACE_RENDERER_CAPABILITIES: readonly ChatSurfaceRequirement[];
+export interface ChatSurfaceExtension { name: string; manifest: { hooks?: { chatSurface?: string } } & Record<string, unknown> }
+/**
+ * Activate enabled extensions in manifest order, awaiting each chatSurface hook or required
+ * activation, then check the capability gate (C133–C137). Rejects on every failure.
+ */
+export function startChatSurfaceExtensions(options: {
+  extensions: readonly ChatSurfaceExtension[];
+  importExtension(ext: ChatSurfaceExtension): Promise<Record<string, unknown>>;
+  activateExtension(ext: ChatSurfaceExtension): unknown;
+  requirements?: readonly ChatSurfaceRequirement[];
+}): Promise<void>;

@@ -381,6 +381,42 @@ export function installChatSurfaceApi(target, options) {
   return api;
 }
 
+// ---- startChatSurfaceExtensions (C133–C139) ----
+const START = { defaults: 0, validate: 1, required: 2, hookError: 3, gate: 4, done: 5 };
+
+/** The default requirements table (C138): frozen, in order. */
+export const CHAT_SURFACE_RENDERER_CAPABILITIES = check(fx.startup(START.defaults));
+
+/**
+ * Activate the enabled extensions in order, awaiting each chatSurface hook
+ * or required activation, then check the capability gate (C133–C137). Every
+ * failure rejects; nothing throws synchronously.
+ */
+export async function startChatSurfaceExtensions(options) {
+  const { extensions, importExtension, activateExtension, requirements } = options;
+  const reqs = requirements === undefined ? CHAT_SURFACE_RENDERER_CAPABILITIES : requirements;
+  const call = check(fx.startup(START.validate, reqs));
+  try {
+    if (!fx.managed()) return; // C136: static mode validates only
+    const names = [];
+    for (const ext of extensions) {
+      names.push(ext.name);
+      const hook = ext.manifest?.hooks?.chatSurface;
+      if (typeof hook === 'string' && hook !== '') {
+        const ns = await importExtension.call(undefined, ext);
+        const fn = ns[hook];
+        if (typeof fn !== 'function') check(fx.startup(START.hookError, String(ext.name), hook));
+        await fn.call(undefined);
+      } else if (check(fx.startup(START.required, call, ext.name))) {
+        await activateExtension.call(undefined, ext);
+      }
+    }
+    check(fx.startup(START.gate, call, names));
+  } finally {
+    fx.startup(START.done, call);
+  }
+}
+
 const OP = {
   open: 0, render: 1, update: 2, jump: 3, scrollToEnd: 4, held: 5, refresh: 6, reset: 7,
   dispose: 8, element: 9, fault: 10, snapshot: 11,

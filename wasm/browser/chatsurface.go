@@ -49,6 +49,11 @@ type surfaceEdge struct {
 	memo   map[*chatsurface.Error]js.Value
 	thrown []chatsurface.Ref
 	depth  int
+
+	// reqs holds the validated requirements of each running
+	// startChatSurfaceExtensions call (C133–C137), by call id.
+	reqs     map[int][]chatsurface.Requirement
+	nextReqs int
 }
 
 type tombKey struct {
@@ -68,7 +73,7 @@ var surface *surfaceEdge
 
 func newSurfaceEdge(fx js.Value) {
 	e := &surfaceEdge{fx: fx, failMark: fx.Get("FAIL"), internal: fx.Get("INTERNAL"),
-		page: chatsurface.NewPage(), hosts: map[int]*surfaceHost{}, tombs: map[tombKey]*surfaceHost{}, memo: map[*chatsurface.Error]js.Value{}}
+		reqs: map[int][]chatsurface.Requirement{}, page: chatsurface.NewPage(), hosts: map[int]*surfaceHost{}, tombs: map[tombKey]*surfaceHost{}, memo: map[*chatsurface.Error]js.Value{}}
 	surface = e
 	domjs.SetHelpers(fx)
 	set := func(name string, f func(args []js.Value) any) {
@@ -101,6 +106,7 @@ func newSurfaceEdge(fx js.Value) {
 		return nil
 	})
 	set("tables", e.tables)
+	set("startup", e.startup)
 	set("timer", func(a []js.Value) any {
 		e.event(a[0].Int(), func(s *surfaceHost) { s.h.Timer(a[1].Int()) })
 		return nil
@@ -322,6 +328,7 @@ func (e *surfaceEdge) tables([]js.Value) any {
 	o := js.Global().Get("Object").New()
 	o.Set("hosts", len(e.hosts))
 	o.Set("tombs", len(e.tombs))
+	o.Set("startups", len(e.reqs))
 	o.Set("memo", len(e.memo))
 	o.Set("thrown", len(e.thrown))
 	var nodes, ids, mounted, sizes, dirty, cands, desired, claims, transient int
@@ -526,6 +533,93 @@ func (e *surfaceEdge) processorFailed(a []js.Value) any {
 	defer e.exit(s)
 	s.h.ProcessorFailed(chatsurface.Token(a[1].Int()), e.takeThrown())
 	return nil
+}
+
+// ---- startChatSurfaceExtensions (C133–C139) ----
+
+// Startup steps, shared with js/chat-surface.js.
+const (
+	startDefaults  = iota // the C138 table as frozen JS objects
+	startValidate         // a[1] requirements → call id (C137)
+	startRequired         // a[1] call id, a[2] extension name → bool (C134)
+	startHookError        // a[1] name, a[2] export → throws (C134)
+	startGate             // a[1] call id, a[2] enabled names → throws or nil (C137)
+	startDone             // a[1] call id: forget its requirements
+)
+
+func (e *surfaceEdge) startup(a []js.Value) any {
+	e.enter(nil)
+	defer e.exit(nil)
+	switch a[0].Int() {
+	case startDefaults:
+		reqs := chatsurface.DefaultRequirements()
+		out := js.Global().Get("Array").New(len(reqs))
+		for i, r := range reqs {
+			o := js.Global().Get("Object").New()
+			o.Set("extensionName", r.ExtensionName)
+			o.Set("participantId", r.ParticipantID)
+			out.SetIndex(i, o)
+		}
+		return e.fx.Call("freezeDeep", out)
+	case startValidate:
+		reqs, err := e.requirements(a[1])
+		if err != nil {
+			return e.fail(err)
+		}
+		e.nextReqs++
+		e.reqs[e.nextReqs] = reqs
+		return e.nextReqs
+	case startRequired:
+		name := ""
+		if a[2].Type() == js.TypeString {
+			name = e.str(a[2])
+		}
+		return chatsurface.Required(name, e.reqs[a[1].Int()])
+	case startHookError:
+		return e.fail(chatsurface.ErrHookNotFunction(e.str(a[1]), e.str(a[2])))
+	case startGate:
+		var names []string
+		for i, n := 0, a[2].Length(); i < n; i++ {
+			if v := a[2].Index(i); v.Type() == js.TypeString {
+				names = append(names, e.str(v))
+			}
+		}
+		if err := e.page.Registry.Gate(names, e.reqs[a[1].Int()]); err != nil {
+			return e.fail(err)
+		}
+	case startDone:
+		delete(e.reqs, a[1].Int())
+	}
+	return nil
+}
+
+// requirements reads and validates a requirements value (C137): an array
+// of non-null objects with string extensionName and participantId.
+func (e *surfaceEdge) requirements(v js.Value) ([]chatsurface.Requirement, error) {
+	if !js.Global().Get("Array").Call("isArray", v).Bool() {
+		return nil, chatsurface.ErrRequirementsNotArray()
+	}
+	n := v.Length()
+	out := make([]chatsurface.Requirement, 0, n)
+	for i := 0; i < n; i++ {
+		q := v.Index(i)
+		if q.Type() != js.TypeObject || q.IsNull() {
+			return nil, chatsurface.ErrMalformedRequirement()
+		}
+		var f [2]string
+		for k, name := range [2]string{"extensionName", "participantId"} {
+			x := e.fx.Call("get", q, name)
+			if x.Equal(e.failMark) {
+				return nil, e.takeThrown()
+			}
+			if x.Type() != js.TypeString {
+				return nil, chatsurface.ErrMalformedRequirement()
+			}
+			f[k] = e.str(x)
+		}
+		out = append(out, chatsurface.Requirement{ExtensionName: f[0], ParticipantID: f[1]})
+	}
+	return out, nil
 }
 
 // ---- host ----
