@@ -32,7 +32,7 @@ export interface ChatSurfaceApi {
   readonly protocolVersion: 1;
   isManagedOwnershipRequired(): boolean;
   registerParticipant(definition: ChatSurfaceParticipant): ParticipantRegistration;
-  /** Still throws "ChatSurface content processors are not available yet" after C113's checks. */
+  /** Registers a content processor before the first projection (C113, C114). */
   registerContentProcessor(definition: ContentProcessor): ContentProcessorRegistration;
 }
 

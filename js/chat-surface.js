@@ -363,7 +363,7 @@ function refresh() {
 const processorRegistration = Object.freeze({ refresh });
 function registerContentProcessor(definition) {
   check(fx.processor(definition));
-  return processorRegistration; // unreachable until Go accepts registrations
+  return processorRegistration;
 }
 const api = Object.freeze({ protocolVersion: 1, isManagedOwnershipRequired, registerParticipant, registerContentProcessor });
 

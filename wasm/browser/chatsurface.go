@@ -3,9 +3,7 @@
 package main
 
 import (
-	"strings"
 	"syscall/js"
-	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -427,28 +425,35 @@ func (e *surfaceEdge) participantFault(a []js.Value) any {
 	return nil
 }
 
-// processor is registerContentProcessor (C113). The chain is wired
-// (ProcessorCallbacks below), but registration stays refused until the
-// facade suite that still pins the refusal (chat-surface.test.js, C113
-// test) is updated: the call keeps C113's order for the checks, then
-// refuses clearly.
+// processor is registerContentProcessor (C113): Go checks in order; a
+// registered prepare stays in the facade's ref table for the page.
 func (e *surfaceEdge) processor(a []js.Value) any {
-	if e.page.ContentStarted() {
-		return e.fail(&chatsurface.Error{Class: chatsurface.ClassError, Code: chatsurface.CodeRegistration,
-			Message: "ChatSurface content processors must register before the first projection"})
+	e.enter(nil)
+	defer e.exit(nil)
+	id, prepare := chatsurface.Undefined, chatsurface.Undefined
+	d := a[0]
+	if t := d.Type(); !e.page.ContentStarted() && (t == js.TypeObject || t == js.TypeFunction) {
+		iv := e.fx.Call("get", d, "id")
+		if iv.Equal(e.failMark) {
+			return e.fail(e.takeThrown())
+		}
+		id, _ = e.value(iv, false)
+		pv := e.fx.Call("get", d, "prepare")
+		if pv.Equal(e.failMark) {
+			return e.fail(e.takeThrown())
+		}
+		if pv.Type() == js.TypeFunction {
+			prepare = chatsurface.Value{Type: chatsurface.TypeFunction, Func: chatsurface.Ref(e.fx.Call("addRef", pv).Int())}
+		}
 	}
-	d, shaped := a[0], false
-	if t := d.Type(); t == js.TypeObject || t == js.TypeFunction {
-		id := d.Get("id")
-		shaped = id.Type() == js.TypeString && strings.TrimFunc(e.str(id), unicode.IsSpace) != "" &&
-			d.Get("prepare").Type() == js.TypeFunction
+	idx, err := e.page.RegisterContentProcessor(id, prepare)
+	if err != nil {
+		if prepare.Func != 0 {
+			e.fx.Call("release", int(prepare.Func))
+		}
+		return e.fail(err)
 	}
-	if !shaped {
-		return e.fail(&chatsurface.Error{Class: chatsurface.ClassTypeError, Code: chatsurface.CodeRegistration,
-			Message: "ChatSurface content processor requires an id and prepare function"})
-	}
-	return e.fail(&chatsurface.Error{Class: chatsurface.ClassError, Code: "unsupported",
-		Message: "ChatSurface content processors are not available yet"})
+	return idx
 }
 
 // liveHost is the surfaceHost of the page's live host, or nil.
