@@ -5,6 +5,14 @@
 // runtime source; its grant mounts an iframe, its revoke leaves an
 // equal-height inert placeholder (the participant's job, C70).
 //
+// Two content processors (C113–C132) are registered before the first
+// projection: `demo/macros` expands `{{char}}` and `{{weather}}` from world
+// info fetched asynchronously (world.json), and `demo/badge`, registered
+// first and so outermost (C115), wraps its result in a badge naming the
+// world-info version. "World info changed" changes the data and calls
+// refresh() (C129). `?slow=<ms>` delays each macro expansion (abortable), for
+// the e2e test that checks no stale HTML ever lands.
+//
 // window.demoSurface exposes the host and counters for the browser e2e test.
 import { installChatSurfaceApi, createChatSurfaceHost } from '../chat-surface.js';
 
@@ -24,6 +32,7 @@ function makeChat(count, seed, title) {
     const n = 6 + Math.floor(rnd() * 40);
     const text = Array.from({ length: n }, () => WORDS[Math.floor(rnd() * WORDS.length)]).join(' ');
     const m = { name: i % 2 ? 'Keeper' : 'You', is_user: i % 2 === 0, mes: `${title} #${i}: ${text}.` };
+    if (i % 3 === 1) m.mes += ' {{char}} looks out at the {{weather}}.';
     if (i % 7 === 3) m.code = `// runtime for ${title} message ${i}\nrender(${i});`;
     return m;
   });
@@ -92,6 +101,66 @@ function mountRuntime({ mesid, source, signal }) {
 }
 
 installChatSurfaceApi(window, { managed: true });
+
+// ---- world info, loaded asynchronously, and the two processors ----
+const params = new URLSearchParams(location.search);
+const SLOW = Math.max(0, Number(params.get('slow')) || 0);
+const worldLoaded = fetch(new URL('world.json', import.meta.url)).then((r) => r.json());
+let world = worldLoaded.then((w) => ({ ...w, version: 1, weather: w.weathers[0] }));
+export const procStats = { macroRuns: 0, badgeRuns: 0, aborted: 0 };
+// A short digest of a message's text: the e2e test matches a rendered badge
+// against the message now at its mesid.
+export function digest(text) {
+  let h = 2166136261;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  return (h >>> 0).toString(36);
+}
+const delay = (ms, signal) => new Promise((resolve, reject) => {
+  if (signal.aborted) { reject(signal.reason); return; }
+  const t = setTimeout(resolve, ms);
+  signal.addEventListener('abort', () => { clearTimeout(t); procStats.aborted++; reject(signal.reason); }, { once: true });
+});
+const api0 = window.__TAURITAVERN__?.api?.chatSurface;
+// Registered first: the outermost processor (C115).
+api0?.registerContentProcessor({
+  id: 'demo/badge',
+  async prepare({ message, mesid }, renderBase) {
+    const w = await world;
+    const inner = await renderBase();
+    procStats.badgeRuns++;
+    return `<div class="wi-badge" data-v="${w.version}" data-of="${digest(message.mes)}" data-mesid="${mesid}">` +
+      `<span class="wi-tag">world v${w.version}</span>${inner}</div>`;
+  },
+});
+const macros = api0?.registerContentProcessor({
+  id: 'demo/macros',
+  async prepare({ message, signal }, renderBase) {
+    const w = await world;
+    if (SLOW) await delay(SLOW * (0.5 + Math.random()), signal);
+    const base = await renderBase();
+    procStats.macroRuns++;
+    const vars = { char: w.char, weather: w.weather };
+    return base.replace(/\{\{(\w+)\}\}/g, (all, k) => (k in vars
+      ? `<span class="wi" data-v="${w.version}" data-k="${k}">${esc(String(vars[k]))}</span>` : all));
+  },
+});
+// "World info changed": new data, then refresh() re-runs the processors for
+// every mounted message (C129); the rest get fresh results when they mount.
+async function changeWorld() {
+  const w = await world;
+  const next = { ...w, version: w.version + 1, weather: w.weathers[w.version % w.weathers.length] };
+  world = Promise.resolve(next);
+  worldNow = next;
+  return macros.refresh();
+}
+let worldNow = null;
+world.then((w) => { worldNow ??= w; });
+// An edit the way a host makes one: change the message, then updateContent
+// in the same turn (C119).
+function editMessage(mesid, text) {
+  CHATS[current].messages[mesid].mes = text;
+  return host.updateContent(mesid);
+}
 let legacy = false;
 function startLegacyRenderer() { legacy = true; }
 
@@ -152,6 +221,9 @@ $('controls').addEventListener('submit', (ev) => {
   }
 });
 $('end').addEventListener('click', () => host.scrollToEnd());
+$('world').addEventListener('click', () => {
+  changeWorld().catch((e) => { statusEl.textContent = `refresh failed: ${e.message}`; });
+});
 
 function showStatus() {
   const s = host.snapshot();
@@ -163,7 +235,10 @@ function showStatus() {
   requestAnimationFrame(showStatus);
 }
 
-window.demoSurface = { host, stats, chats: CHATS, switchChat, registration, legacy: () => legacy, RMAX };
+window.demoSurface = {
+  host, stats, chats: CHATS, switchChat, registration, legacy: () => legacy, RMAX,
+  procStats, digest, editMessage, changeWorld, world: () => worldNow, current: () => current, SLOW,
+};
 await switchChat(0);
 showStatus();
 document.body.dataset.ready = 'true';
