@@ -3,16 +3,26 @@
 // each measured per frame under happy-dom, side by side with the plain-JS
 // window policy of bench/plain-window.js. Prints medians and the ratio
 // tavern-core / plain JS.
+//
+// The processor row runs in a child process (BENCH_PART=processors), since
+// processors must register before the page's first projection (C114): a
+// 3-processor chain over the visible window, timed per message as
+// refresh() re-processes every mounted message, against bench/plain-chain.js.
 import '../test/happydom-preload.cjs';
 import { makeRoot, formatMessage, materializer, messages } from '../test/chat-surface-fixture.js';
 import { installChatSurfaceApi, createChatSurfaceHost } from '../chat-surface.js';
 import { createPlainWindow } from './plain-window.js';
+import { createPlainChain } from './plain-chain.js';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const PART = process.env.BENCH_PART ?? '';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const SWEEP = Number(process.env.BENCH_SWEEP ?? 100);
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[s.length >> 1]; };
 
-installChatSurfaceApi(globalThis, { managed: true });
+const api = installChatSurfaceApi(globalThis, { managed: true });
 
 function frames() {
   const q = new Map();
@@ -94,15 +104,94 @@ function row(name, a, b) {
   console.log(`${name.padEnd(58)} core ${a.toFixed(2).padStart(9)} ms   plain ${b.toFixed(2).padStart(9)} ms   ratio ${(a / b).toFixed(2)}`);
 }
 
-for (let i = 0; i < 2; i++) { openToSettled(core); openToSettled(plain); } // warm-up
-const oa = [];
-const ob = [];
-for (let i = 0; i < RUNS; i++) {
-  if (i % 2) { oa.push(openToSettled(core)); ob.push(openToSettled(plain)); } else { ob.push(openToSettled(plain)); oa.push(openToSettled(core)); }
+if (!PART) {
+  for (let i = 0; i < 2; i++) { openToSettled(core); openToSettled(plain); } // warm-up
+  const oa = [];
+  const ob = [];
+  for (let i = 0; i < RUNS; i++) {
+    if (i % 2) { oa.push(openToSettled(core)); ob.push(openToSettled(plain)); } else { ob.push(openToSettled(plain)); oa.push(openToSettled(core)); }
+  }
+  row('chat surface: open 10,000 messages to settled', median(oa), median(ob));
+  const sa = [];
+  const sb = [];
+  for (let i = 0; i < Math.max(3, RUNS >> 1); i++) { sa.push(sweep(core)); sb.push(sweep(plain)); }
+  row(`chat surface: scroll sweep, ${SWEEP} steps, per step (frames)`, median(sa.map((r) => r.step)), median(sb.map((r) => r.step)));
+  row(`chat surface: scroll sweep, ${SWEEP} steps, end to end`, median(sa.map((r) => r.total)), median(sb.map((r) => r.total)));
+  execFileSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url)],
+    { stdio: 'inherit', env: { ...process.env, BENCH_PART: 'processors' } });
 }
-row('chat surface: open 10,000 messages to settled', median(oa), median(ob));
-const sa = [];
-const sb = [];
-for (let i = 0; i < Math.max(3, RUNS >> 1); i++) { sa.push(sweep(core)); sb.push(sweep(plain)); }
-row(`chat surface: scroll sweep, ${SWEEP} steps, per step (frames)`, median(sa.map((r) => r.step)), median(sb.map((r) => r.step)));
-row(`chat surface: scroll sweep, ${SWEEP} steps, end to end`, median(sa.map((r) => r.total)), median(sb.map((r) => r.total)));
+
+// ---- (3) a 3-processor chain over the visible window ----
+// The same chain for both: a badge wrapper (outermost), a highlighter, and
+// macro expansion (innermost), each awaiting renderBase() once.
+const WORLD = { char: 'Keeper', weather: 'rain' };
+const CHAIN = [
+  { id: 'bench/badge', async prepare(ctx, renderBase) { return `<div class="badge" data-m="${ctx.mesid}">${await renderBase()}</div>`; } },
+  { id: 'bench/highlight', async prepare(ctx, renderBase) { return (await renderBase()).replace(/rain/g, '<b>rain</b>'); } },
+  { id: 'bench/macros', async prepare(ctx, renderBase) { return (await renderBase()).replace(/\{\{(\w+)\}\}/g, (a, k) => WORLD[k] ?? a); } },
+];
+const REFRESHES = Number(process.env.BENCH_REFRESHES ?? 30);
+
+async function processorRows() {
+  let reg;
+  for (const p of CHAIN) reg = api.registerContentProcessor(p); // before the first projection (C113)
+  const pchat = Array.from({ length: 10000 }, (_, i) => ({ mes: `m${i}: {{char}} watches the {{weather}} and the rain` }));
+
+  async function coreChain() {
+    const root = makeRoot();
+    const sched = frames();
+    const host = createChatSurfaceHost({ root, getMessages: () => pchat, materialize: materializer(), formatMessage, emit() {}, ...sched });
+    const opened = host.open();
+    sched.flush();
+    await opened;
+    sched.flush();
+    const n = host.snapshot().mounted.length;
+    const per = [];
+    for (let i = 0; i < REFRESHES; i++) {
+      const t = performance.now();
+      await reg.refresh();
+      sched.flush();
+      per.push((performance.now() - t) / n);
+    }
+    const ok = root.querySelectorAll('.mes_text > .badge').length === n;
+    host.dispose();
+    root.remove();
+    if (!ok) throw new Error('core: not every mounted message was processed');
+    return { n, per: median(per) };
+  }
+  async function plainChain() {
+    const root = makeRoot();
+    const sched = frames();
+    const w = createPlainWindow({ root, getMessages: () => pchat, materialize: materializer(), ...sched });
+    const chain = createPlainChain({ processors: CHAIN, formatMessage, getMessages: () => pchat });
+    w.open();
+    sched.flush();
+    const roots = () => [...root.querySelectorAll(':scope > .mes')];
+    await chain.refresh(roots());
+    const n = roots().length;
+    const per = [];
+    for (let i = 0; i < REFRESHES; i++) {
+      const t = performance.now();
+      await chain.refresh(roots());
+      sched.flush();
+      per.push((performance.now() - t) / n);
+    }
+    const ok = root.querySelectorAll('.mes_text > .badge').length === n;
+    w.reset();
+    root.remove();
+    if (!ok) throw new Error('plain: not every mounted message was processed');
+    return { n, per: median(per) };
+  }
+  await coreChain(); await plainChain(); // warm-up
+  const a = [];
+  const b = [];
+  let n = '';
+  for (let i = 0; i < Math.max(3, RUNS >> 1); i++) {
+    const x = await coreChain();
+    const y = await plainChain();
+    a.push(x.per); b.push(y.per); n = `${x.n}/${y.n}`;
+  }
+  // Per message, so windows of slightly different size still compare.
+  row(`chat surface: 3-processor refresh, per msg (${n} mounted)`, median(a), median(b));
+}
+if (PART === 'processors') await processorRows();
