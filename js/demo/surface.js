@@ -11,7 +11,8 @@
 // first and so outermost (C115), wraps its result in a badge naming the
 // world-info version. "World info changed" changes the data and calls
 // refresh() (C129). `?slow=<ms>` delays each macro expansion (abortable), for
-// the e2e test that checks no stale HTML ever lands.
+// the e2e test that checks no stale HTML ever lands; that timer is a test aid
+// only (C132 asks real processors not to create timers).
 //
 // window.demoSurface exposes the host and counters for the browser e2e test.
 import { installChatSurfaceApi, createChatSurfaceHost } from '../chat-surface.js';
