@@ -17,14 +17,17 @@ const saved = (dir) => {
   } catch { return []; }
 };
 
-test('takeover demo: stream, stop, discard, commit and reload in Chromium', { skip, timeout: 90000 }, async (t) => {
+test('takeover demo: stream, stop, discard, commit and reload in Chromium', { skip, timeout: 180000 }, async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'tavern-demo-'));
   t.after(() => rmSync(dataDir, { recursive: true, force: true }));
   const { page, url, errors } = await openDemo(t, { dataDir });
+  // A slower stand-in backend leaves a busy machine seconds, not a fraction
+  // of one, to land the Stop click while the reply is still streaming.
+  await page.addInitScript(() => { globalThis.DEMO_DELAY_MS = 100; });
   await page.goto(url);
   await page.waitForSelector('body[data-ready=true]');
   const lastText = () => page.evaluate(() => [...document.querySelectorAll('#chat .msg')].at(-1).querySelector('.text').textContent);
-  const waitStatus = (s) => page.waitForFunction((want) => document.querySelector('#status').textContent === want, s, { timeout: 30000 });
+  const waitStatus = (s) => page.waitForFunction((want) => document.querySelector('#status').textContent === want, s, { timeout: 60000 });
 
   // 1. A reply streams in live, then commits and is persisted.
   await page.fill('#input', 'hello there!');
