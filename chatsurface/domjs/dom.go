@@ -66,13 +66,41 @@ type DOM struct {
 	fns                []js.Func
 	onScroll, onEnd    js.Func
 	listening, managed bool
+
+	// JS strings for selectors and names the core passes again and again:
+	// made once, so a call does not create (and finalize) a new one.
+	sels [256]js.Value
+	strs map[string]js.Value
+}
+
+// maxStrs bounds the name cache; names beyond it are made per call.
+const maxStrs = 64
+
+func (d *DOM) sel(s chatsurface.Selector) js.Value {
+	v := d.sels[s]
+	if v.Type() != js.TypeString {
+		v = js.ValueOf(s.String())
+		d.sels[s] = v
+	}
+	return v
+}
+
+func (d *DOM) str(s string) js.Value {
+	if v, ok := d.strs[s]; ok {
+		return v
+	}
+	v := js.ValueOf(s)
+	if len(d.strs) < maxStrs {
+		d.strs[s] = v
+	}
+	return v
 }
 
 // New creates the adapter for a surface root. The observers are built from
 // globalThis.ResizeObserver (managed mode only) and
 // globalThis.MutationObserver as they are now (C2, C141).
 func New(root js.Value, managed bool, h Handlers) *DOM {
-	d := &DOM{nodes: map[chatsurface.Node]*entry{}, ids: js.Global().Get("Map").New(), h: h, managed: managed}
+	d := &DOM{nodes: map[chatsurface.Node]*entry{}, strs: map[string]js.Value{}, ids: js.Global().Get("Map").New(), h: h, managed: managed}
 	if root.Type() == js.TypeObject {
 		d.doc = root.Get("ownerDocument")
 	}
@@ -145,6 +173,8 @@ func (d *DOM) Close() {
 	clear(d.nodes)
 	d.ids.Call("clear")
 	d.scratch = nil
+	d.sels = [256]js.Value{}
+	clear(d.strs)
 }
 
 // ---- ids ----
@@ -293,20 +323,20 @@ func (d *DOM) Contains(a, b chatsurface.Node) bool {
 }
 
 func (d *DOM) Matches(n chatsurface.Node, s chatsurface.Selector) bool {
-	return d.IsElement(n) && d.el(n).Matches(s.String())
+	return d.IsElement(n) && d.v(n).Call("matches", d.sel(s)).Bool()
 }
 
 func (d *DOM) QueryFirst(n chatsurface.Node, s chatsurface.Selector) chatsurface.Node {
 	if !d.IsElement(n) {
 		return 0
 	}
-	return d.scratchID(d.v(n).Call("querySelector", s.String()))
+	return d.scratchID(d.v(n).Call("querySelector", d.sel(s)))
 }
 
 func (d *DOM) TagName(n chatsurface.Node) string { return d.v(n).Get("localName").String() }
 
 func (d *DOM) Attr(n chatsurface.Node, name string) (string, bool) {
-	v := d.v(n).Call("getAttribute", name)
+	v := d.v(n).Call("getAttribute", d.str(name))
 	if v.Type() != js.TypeString {
 		return "", false
 	}
@@ -385,7 +415,7 @@ func (d *DOM) ComputedStyle(n chatsurface.Node, prop string) string {
 	if gcs.Type() != js.TypeFunction {
 		return ""
 	}
-	v := gcs.Invoke(d.v(n)).Call("getPropertyValue", prop)
+	v := gcs.Invoke(d.v(n)).Call("getPropertyValue", d.str(prop))
 	if v.Type() != js.TypeString {
 		return ""
 	}
