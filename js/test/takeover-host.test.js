@@ -68,12 +68,19 @@ function claimer(state, opts = {}) {
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
-test('S84 T56 T57 T58: the committed path in order', async () => {
-  const s = fakeHost();
-  const ready = claimer(s);
-  const p = run(s, 'normal');
+// A turn of `type` that a listener claims: resolves once the driver has
+// subscribed (readSlot returned), with the run's promise and the handle.
+async function claimedRun(state, type, opts) {
+  const ready = claimer(state, opts);
+  const p = run(state, type);
   const h = await ready;
   await tick();
+  return { p, h };
+}
+
+test('S84 T56 T57 T58: the committed path in order', async () => {
+  const s = fakeHost();
+  const { p, h } = await claimedRun(s, 'normal');
   h.setText('  x  ');
   h.setReasoning('r');
   await h.commit();
@@ -107,10 +114,7 @@ test('S85 T41: writes made inside the listener arrive once, after readSlot', asy
 test('S86 T58: MESSAGE_RECEIVED waits for persist', async () => {
   let release;
   const s = fakeHost({ persist(id, o) { s.log.push(['persist', id, o]); return new Promise((r) => { release = r; }); } });
-  const ready = claimer(s);
-  const p = run(s, 'normal');
-  const h = await ready;
-  await tick();
+  const { p, h } = await claimedRun(s, 'normal');
   await h.commit();
   await tick();
   assert.deepEqual(s.log.at(-1)[0], 'persist');
@@ -122,10 +126,7 @@ test('S86 T58: MESSAGE_RECEIVED waits for persist', async () => {
 
 test('S87 T59: abort writes the partial, redraws and unlocks; nothing else', async () => {
   const s = fakeHost();
-  const ready = claimer(s);
-  const p = run(s, 'normal');
-  const h = await ready;
-  await tick();
+  const { p, h } = await claimedRun(s, 'normal');
   h.setText('part ');
   h.setReasoning('r');
   const before = s.log.length;
@@ -140,10 +141,7 @@ test('S87 T59: abort writes the partial, redraws and unlocks; nothing else', asy
   const s2 = fakeHost();
   let writes = 0;
   s2.host.writeSlot = (...a) => { s2.log.push(['writeSlot', ...a]); writes++; return writes > 0 ? new Promise(() => {}) : undefined; };
-  const ready2 = claimer(s2, { flushIntervalMs: 1000 });
-  const p2 = run(s2, 'normal');
-  const h2 = await ready2;
-  await tick();
+  const { p: p2, h: h2 } = await claimedRun(s2, 'normal', { flushIntervalMs: 1000 });
   h2.setText('x');
   await h2.abort();
   await p2;
@@ -152,10 +150,7 @@ test('S87 T59: abort writes the partial, redraws and unlocks; nothing else', asy
 
 test('S88 T60: discard of a normal turn removes the slot', async () => {
   const s = fakeHost();
-  const ready = claimer(s);
-  const p = run(s, 'normal');
-  const h = await ready;
-  await tick();
+  const { p, h } = await claimedRun(s, 'normal');
   h.setText('x');
   const before = s.log.length;
   await h.discard();
@@ -185,10 +180,7 @@ test('S90 T62: a failing removeSlot is logged; stop and unlock still happen', as
   const error = t.mock.method(console, 'error', () => {});
   const err = new Error('nope');
   const s = fakeHost({ removeSlot() { throw err; } });
-  const ready = claimer(s);
-  const p = run(s, 'normal');
-  const h = await ready;
-  await tick();
+  const { p, h } = await claimedRun(s, 'normal');
   await h.discard();
   await p;
   assert.deepEqual(error.mock.calls[0].arguments, ['[takeover] removeSlot failed', err]);
@@ -197,10 +189,7 @@ test('S90 T62: a failing removeSlot is logged; stop and unlock still happen', as
 
 test('S91 S92 T61: a stale generation writes nothing and keeps the lock', async () => {
   const s = fakeHost();
-  const ready = claimer(s);
-  const p = run(s, 'normal');
-  const h = await ready;
-  await tick();
+  const { p, h } = await claimedRun(s, 'normal');
   s.live = false;
   const before = s.log.length;
   h.setText('z');
@@ -210,10 +199,7 @@ test('S91 S92 T61: a stale generation writes nothing and keeps the lock', async 
   assert.deepEqual(res, { dispatched: true, claimed: true, owner: 'p', status: 'committed', slotId: 1, text: null, stale: true });
 
   const s2 = fakeHost();
-  const ready2 = claimer(s2);
-  const p2 = run(s2, 'normal');
-  const h2 = await ready2;
-  await tick();
+  const { p: p2, h: h2 } = await claimedRun(s2, 'normal');
   s2.live = false;
   const before2 = s2.log.length;
   h2.setText('z');
@@ -225,10 +211,7 @@ test('S91 S92 T61: a stale generation writes nothing and keeps the lock', async 
 test('S93 T61: stale during persist: both emits, no afterCommit, no unlock', async () => {
   const s = fakeHost();
   s.host.persist = (id, o) => { s.log.push(['persist', id, o]); s.live = false; };
-  const ready = claimer(s);
-  const p = run(s, 'normal');
-  const h = await ready;
-  await tick();
+  const { p, h } = await claimedRun(s, 'normal');
   await h.commit();
   const res = await p;
   assert.deepEqual(s.log.slice(-3).map((e) => e[0] + (e[1] ?? '')), ['persist1', 'emitmessage_received', 'emitcharacter_message_rendered']);
@@ -238,10 +221,7 @@ test('S93 T61: stale during persist: both emits, no afterCommit, no unlock', asy
 test('S94 T61: stale at claim time: no placeholder; resolves after the plugin settles', async () => {
   const s = fakeHost();
   s.live = false;
-  const ready = claimer(s);
-  const p = run(s, 'normal');
-  const h = await ready;
-  await tick();
+  const { p, h } = await claimedRun(s, 'normal');
   await h.commit();
   const res = await p;
   assert.deepEqual(s.log, []);
@@ -285,10 +265,7 @@ test('S96 T35 T59: settleOnAbort handles follow the user stop', async () => {
 test('S97 T58 T62: a throwing cleanupText falls back to finalText', async (t) => {
   const error = t.mock.method(console, 'error', () => {});
   const s = fakeHost({ cleanupText() { throw new Error('regex broke'); } });
-  const ready = claimer(s);
-  const p = run(s, 'normal');
-  const h = await ready;
-  await tick();
+  const { p, h } = await claimedRun(s, 'normal');
   h.setText(' raw ');
   await h.commit();
   assert.equal((await p).text, ' raw ');
@@ -350,10 +327,7 @@ test('S100 T56: a type mismatch warns once and routing follows the dispatch type
 test('S101 T62: a failed acquirePlaceholder means no slot operations', async (t) => {
   t.mock.method(console, 'error', () => {});
   const s = fakeHost({ acquirePlaceholder() { s.log.push(['acquirePlaceholder']); throw new Error('no'); } });
-  const ready = claimer(s);
-  const p = run(s, 'normal');
-  const h = await ready;
-  await tick();
+  const { p, h } = await claimedRun(s, 'normal');
   h.setText('x');
   await h.commit();
   const res = await p;
@@ -452,10 +426,7 @@ test('S69 T49 T51: a late awaited claim counts; one after the emit does not', as
 test('S70 S71 T51 T52: a handle that won before is refused; a discarded winner is driven', async (t) => {
   const warn = t.mock.method(console, 'warn', () => {});
   const s = fakeHost();
-  const ready = claimer(s);
-  const p = run(s, 'normal');
-  const h = await ready;
-  await tick();
+  const { p, h } = await claimedRun(s, 'normal');
   await h.commit();
   await p;
   const s2 = fakeHost();
@@ -477,10 +448,7 @@ test('S70 S71 T51 T52: a handle that won before is refused; a discarded winner i
 test('T53: eventTypes overrides name the emitted events', async () => {
   const s = fakeHost();
   s.host.eventTypes = { MESSAGE_RECEIVED: 'mr', CHARACTER_MESSAGE_RENDERED: 'cmr' };
-  const ready = claimer(s);
-  const p = run(s, 'normal');
-  const h = await ready;
-  await tick();
+  const { p, h } = await claimedRun(s, 'normal');
   await h.commit();
   await p;
   assert.deepEqual(s.log.filter((e) => e[0] === 'emit').map((e) => e[1]), ['mr', 'cmr']);
@@ -489,10 +457,7 @@ test('T53: eventTypes overrides name the emitted events', async () => {
 test('T63: unlockUI at most once per runTakeover', async () => {
   for (const verb of ['commit', 'abort', 'discard']) {
     const s = fakeHost();
-    const ready = claimer(s);
-    const p = run(s, 'regenerate');
-    const h = await ready;
-    await tick();
+    const { p, h } = await claimedRun(s, 'regenerate');
     await h[verb]();
     await p;
     assert.equal(s.log.filter((e) => e[0] === 'unlockUI').length, 1, verb);
