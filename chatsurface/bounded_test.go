@@ -1,6 +1,7 @@
 package chatsurface
 
 import (
+	"slices"
 	"strconv"
 	"testing"
 )
@@ -126,18 +127,18 @@ func TestC94_S55_Jump(t *testing.T) {
 	}
 	s := h.host.Snapshot()
 	want := ints(496, 497, 498, 499, 500, 501, 502, 503, 504, 999)
-	if !eqInts(s.Mounted, want) {
+	if !slices.Equal(s.Mounted, want) {
 		t.Fatal(s.Mounted)
 	}
 	if c := h.children(); c[len(c)-2] != "middle(98800px)" {
 		t.Fatal(c)
 	}
-	if !eqInts(h.host.b.demand, ints(500, 499, 501, 498, 502, 496, 497, 503, 504)) {
+	if !slices.Equal(h.host.b.demand, ints(500, 499, 501, 498, 502, 496, 497, 503, 504)) {
 		t.Fatal(h.host.b.demand)
 	}
 	act = nil
 	h.sch.flush()
-	if !eqInts(act, ints(500, 499, 501, 498, 502, 496, 497, 503, 504)) {
+	if !slices.Equal(act, ints(500, 499, 501, 498, 502, 496, 497, 503, 504)) {
 		t.Fatal("grants follow the demand order, one per frame:", act)
 	}
 	if h.host.Snapshot().FollowingTail {
@@ -230,12 +231,12 @@ func TestC73_S61_ShiftAndPop(t *testing.T) {
 	h.open()
 	h.js.chat = h.js.chat[1:]
 	h.mustRender()
-	if !eqInts(h.mounted(), ints(0, 1)) || h.dom.textOf(h.host.MessageElement(0)) != "second" {
+	if !slices.Equal(h.mounted(), ints(0, 1)) || h.dom.textOf(h.host.MessageElement(0)) != "second" {
 		t.Fatal(h.mounted())
 	}
 	h.js.chat = h.js.chat[:1]
 	h.mustRender()
-	if !eqInts(h.mounted(), ints(0)) || h.dom.textOf(h.host.MessageElement(0)) != "second" {
+	if !slices.Equal(h.mounted(), ints(0)) || h.dom.textOf(h.host.MessageElement(0)) != "second" {
 		t.Fatal(h.mounted())
 	}
 	h.js.chat = nil
@@ -262,7 +263,7 @@ func TestC96_S60_HeldGesture(t *testing.T) {
 	before := h.mounted()
 	_ = h.host.SetProjectionHeld(true)
 	h.scrollTo(0)
-	if !eqInts(h.mounted(), before) || h.host.Snapshot().State != StateGestureScrolling {
+	if !slices.Equal(h.mounted(), before) || h.host.Snapshot().State != StateGestureScrolling {
 		t.Fatal("held: projection unchanged, still gesture-scrolling")
 	}
 	_ = h.host.SetProjectionHeld(false)

@@ -781,15 +781,3 @@ func wantLog(t *testing.T, got []string, want ...string) {
 }
 
 func ints(xs ...int) []int { return xs }
-
-func eqInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}

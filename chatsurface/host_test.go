@@ -1,6 +1,7 @@
 package chatsurface
 
 import (
+	"slices"
 	"strconv"
 	"testing"
 )
@@ -401,7 +402,7 @@ func TestC28_S31_ShiftRemounts(t *testing.T) {
 	h.js.chat = h.js.chat[1:]
 	h.mustRender()
 	root := h.host.MessageElement(0)
-	if root == old || h.dom.textOf(root) != "one" || !eqInts(h.mounted(), ints(0)) {
+	if root == old || h.dom.textOf(root) != "one" || !slices.Equal(h.mounted(), ints(0)) {
 		t.Fatal("must be a new root with text one")
 	}
 	wantLog(t, h.log, "mount:projection-unmount", "mount:projection-unmount", "p.mount:0")
@@ -422,7 +423,7 @@ func TestC29_S33_FastPath(t *testing.T) {
 	if h.js.mat != 0 || len(h.log) != 0 || len(h.dom.log) != 0 {
 		t.Fatalf("fast path did work: %v %v", h.log, h.dom.log)
 	}
-	if !eqInts(nodesInts(before), nodesInts(h.dom.Children(h.dom.root.id))) {
+	if !slices.Equal(nodesInts(before), nodesInts(h.dom.Children(h.dom.root.id))) {
 		t.Fatal("children changed")
 	}
 }
@@ -443,14 +444,14 @@ func TestC100_S35_StaticFirst(t *testing.T) {
 	if err := h.host.Render(RenderOptions{First: Num(2)}); err != nil {
 		t.Fatal(err)
 	}
-	if !eqInts(h.mounted(), ints(2, 3, 4)) || len(h.host.Snapshot().Ranges) != 1 {
+	if !slices.Equal(h.mounted(), ints(2, 3, 4)) || len(h.host.Snapshot().Ranges) != 1 {
 		t.Fatal(h.mounted())
 	}
 	r2 := h.host.MessageElement(2)
 	if err := h.host.Render(RenderOptions{First: Num(0)}); err != nil {
 		t.Fatal(err)
 	}
-	if !eqInts(h.mounted(), ints(0, 1, 2, 3, 4)) || h.host.MessageElement(2) != r2 {
+	if !slices.Equal(h.mounted(), ints(0, 1, 2, 3, 4)) || h.host.MessageElement(2) != r2 {
 		t.Fatal("2–4 must be retained")
 	}
 	var order []string
@@ -652,7 +653,7 @@ func TestC101_S66_StaticAbsorb(t *testing.T) {
 	h.dom.Remove(h.host.MessageElement(1))
 	h.host.OnMutation()
 	wantLog(t, h.log, "mount:legacy-external-removal")
-	if !eqInts(h.mounted(), ints(0)) || h.host.Fault() != nil {
+	if !slices.Equal(h.mounted(), ints(0)) || h.host.Fault() != nil {
 		t.Fatal(h.mounted())
 	}
 	// moved rather than removed → inconsistent

@@ -1,6 +1,7 @@
 package chatsurface
 
 import (
+	"slices"
 	"strconv"
 	"testing"
 )
@@ -469,7 +470,7 @@ func TestC124_S74_PendingThenCommit(t *testing.T) {
 		t.Fatal("pending content is not empty and busy")
 	}
 	wantLog(t, h.log, "A.mount:0", "p:start0")
-	if s := h.host.Snapshot(); !eqInts(s.PendingPreparations, ints(0)) {
+	if s := h.host.Snapshot(); !slices.Equal(s.PendingPreparations, ints(0)) {
 		t.Fatalf("pendingPreparations %v", s.PendingPreparations)
 	}
 	h.log = nil

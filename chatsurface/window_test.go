@@ -2,6 +2,7 @@ package chatsurface
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -28,7 +29,7 @@ func TestC82_S53_WindowAtEnd(t *testing.T) {
 	if w.First != 93 || w.Last != 99 || !w.HasTop || w.Top != 18600 || w.HasMiddle {
 		t.Fatalf("%+v", w)
 	}
-	if !eqInts(w.Mounted(100), ints(93, 94, 95, 96, 97, 98, 99)) {
+	if !slices.Equal(w.Mounted(100), ints(93, 94, 95, 96, 97, 98, 99)) {
 		t.Fatal(w.Mounted(100))
 	}
 }
@@ -66,7 +67,7 @@ func TestC91_S55_JumpDemand(t *testing.T) {
 	if w.First != 496 || w.Last != 504 || w.Middle != 98800 {
 		t.Fatalf("%+v", w)
 	}
-	if d := l.Demand(w, s); !eqInts(d, ints(500, 499, 501, 498, 502, 496, 497, 503, 504)) {
+	if d := l.Demand(w, s); !slices.Equal(d, ints(500, 499, 501, 498, 502, 496, 497, 503, 504)) {
 		t.Fatal(d)
 	}
 }
