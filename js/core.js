@@ -18,11 +18,14 @@ export async function ensureGoRuntime() {
       // wasm_exec.js needs these Node globals; Node 20 has them, but the
       // script expects `fs`/`crypto` on globalThis for its syscall shims.
       const { createRequire } = await import('node:module');
+      const { fileURLToPath } = await import('node:url');
       const require = createRequire(import.meta.url);
       globalThis.fs ??= require('node:fs');
       globalThis.path ??= require('node:path');
       globalThis.crypto ??= require('node:crypto').webcrypto;
-      require(new URL('./wasm_exec.js', import.meta.url).pathname);
+      // fileURLToPath, not .pathname: a package under "my consumer é/"
+      // must not become a percent-encoded path that does not exist.
+      require(fileURLToPath(new URL('./wasm_exec.js', import.meta.url)));
     } else {
       await import(new URL('./wasm_exec.js', import.meta.url).href);
     }
