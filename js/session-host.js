@@ -126,13 +126,32 @@ export class SessionHost {
   listener() { return toNodeListener((r) => this.fetch(r)); }
 }
 
+// The Fetch Request's URL. A Host that does not make a URL (`[::1`,
+// `a b`) must still reach the route, whose transport check answers 403 in
+// its JSON envelope (S85.1), so such a request is addressed to a reserved
+// authority that is never a host's origin (.invalid, RFC 6761) and keeps
+// its raw Host header, which the bridge checks.
+function requestURL(req) {
+  const host = req.headers.host;
+  const path = typeof req.url === 'string' && req.url.startsWith('/') ? req.url : '/';
+  try {
+    const url = new URL(`http://${host}${path}`);
+    if (host !== undefined && url.host === host.toLowerCase()) return url;
+  } catch { /* fall through */ }
+  try {
+    return new URL(path, 'http://host.invalid');
+  } catch {
+    return new URL('http://host.invalid/');
+  }
+}
+
 /** Adapt a `(Request) => Promise<Response>` to a Node http listener. */
 export function toNodeListener(handle) {
   return async (req, res) => {
     try {
       const headers = new Headers();
       for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
-      const url = new URL(req.url, `http://${req.headers.host ?? 'localhost'}`);
+      const url = requestURL(req);
       const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
       const request = new Request(url, {
         method: req.method,
@@ -142,7 +161,7 @@ export function toNodeListener(handle) {
       });
       const response = await handle(request);
       const body = Buffer.from(await response.arrayBuffer());
-      res.writeHead(response.status, Object.fromEntries(response.headers));
+      res.writeHead(response.status, { ...Object.fromEntries(response.headers), 'content-length': body.length });
       res.end(body);
     } catch (err) {
       res.writeHead(500, { 'content-type': 'text/plain' });

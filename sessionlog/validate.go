@@ -35,8 +35,9 @@ func (l *Log) Version() int { return l.Header.Version }
 // Len is the number of events, i.e. the seq of the next append.
 func (l *Log) Len() int { return len(l.Events) }
 
-// Surface returns a copy of the current node list.
-func (l *Log) Surface() []int { return slices.Clone(l.nodes) }
+// Surface returns a copy of the current node list: never nil, so an empty
+// surface prints as [] (S102).
+func (l *Log) Surface() []int { return append([]int{}, l.nodes...) }
 
 // Generation counts the replacements folded so far.
 func (l *Log) Generation() int { return l.generation }

@@ -135,3 +135,24 @@ func TestS103_RealLogViaCLI(t *testing.T) {
 		t.Fatalf("%d %v", code, doc)
 	}
 }
+
+// S102: an empty surface is an empty array, not null (issue 15, item 3);
+// the same for the other lists fold and transcript print.
+func TestS102_EmptySurfaceIsArray(t *testing.T) {
+	var out, errb bytes.Buffer
+	log := `{"type":"session","version":0,"id":"s","createdAt":0,"cwd":"/w","delegationDepth":0}` + "\n" +
+		`{"type":"session/title","seq":0,"time":0,"data":{"title":"t"}}` + "\n"
+	for _, cmd := range []string{"fold", "transcript"} {
+		out.Reset()
+		if code := run([]string{cmd, "-"}, strings.NewReader(log), &out, &errb); code != 0 {
+			t.Fatalf("%s exit %d: %s", cmd, code, errb.String())
+		}
+		if bytes.Contains(out.Bytes(), []byte("null")) {
+			t.Fatalf("%s prints null: %s", cmd, out.String())
+		}
+	}
+	_, doc, _ := runCLI(t, log, "fold", "-")
+	if s, ok := doc["surface"].([]any); !ok || len(s) != 0 {
+		t.Fatalf("surface %v", doc["surface"])
+	}
+}

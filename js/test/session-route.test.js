@@ -276,3 +276,77 @@ test('through a real Node http server on 127.0.0.1: edit, cross-origin, skew, ov
     await new Promise((r) => server.close(r));
   }
 });
+
+test('S85.2: only true authorizes; "false", {}, 1 and a promise of "yes" are refusals (issue 15)', async () => {
+  let answerWith;
+  const t = setup({ authorize: () => answerWith });
+  for (const v of ['false', 'true', {}, [], 1, 'yes', null, undefined, Promise.resolve('yes'), Promise.resolve({})]) {
+    answerWith = v;
+    const r = await send(t, 'edit', edit({ messageId: 'u1' }, 'x'));
+    assert.equal(r.status, 401, `authorize answered ${String(v)}`);
+    assert.equal(r.error.code, 'unauthorized');
+  }
+  assert.equal(t.session.length, 20);
+  answerWith = Promise.resolve(true);
+  assert.equal((await send(t, 'edit', edit({ messageId: 'u1' }, 'x'))).status, 200);
+});
+
+test('S85.1, S83: empty Origin, other key spellings, duplicate keys, bad UTF-8 and lone surrogates are refused (issue 15)', async () => {
+  const t = setup();
+  const empty = await send(t, 'edit', { ...edit({ messageId: 'u1' }, 'x'), headers: { Origin: '' } });
+  assert.equal(empty.status, 403);
+  assert.equal(empty.error.code, 'forbidden');
+  const bodies = [
+    '{"Session":"sF","target":{"messageId":"u1"},"text":"x"}',
+    '{"session":"sF","target":{"messageId":"u1"},"TEXT":"x"}',
+    '{"session":"sF","target":{"messageId":"u1"},"text":"x","text":"y"}',
+    '{"session":"sF","target":{"messageId":"u1"},"text":"\\ud800"}',
+    Buffer.concat([Buffer.from('{"session":"sF","target":{"messageId":"u1"},"text":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]),
+  ];
+  for (const body of bodies) {
+    const r = await send(t, 'edit', { body });
+    assert.equal(r.status, 400, String(body));
+    assert.equal(r.error.code, 'bad-request');
+  }
+  // JSON.stringify escapes a lone surrogate, so a client cannot slip one in.
+  const lone = await send(t, 'edit', edit({ messageId: 'u1' }, 'a\ud800b'));
+  assert.equal(lone.status, 400);
+  assert.equal(t.session.length, 20);
+});
+
+test('S85.1 over node:http: a malformed Host gets the 403 envelope, not a plain-text 500 (issue 15)', async () => {
+  const { connect } = await import('node:net');
+  const dir = mkdtempSync(join(tmpdir(), 'tavern-route-'));
+  const path = join(dir, 'session.jsonl');
+  copyFileSync(new URL('f.jsonl', FIX), path);
+  const server = http.createServer();
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address();
+  const host = new SessionHost({ origin: `http://127.0.0.1:${port}`, version: VERSION });
+  host.load(path);
+  host.mountEditor();
+  server.on('request', host.listener());
+  const raw = (hostHeader) => new Promise((resolve, reject) => {
+    const body = JSON.stringify({ session: 'sF', target: { messageId: 'u1' }, text: 'x' });
+    const s = connect(port, '127.0.0.1', () => {
+      s.end(`POST ${EDITOR_PATHS.edit} HTTP/1.1\r\nHost: ${hostHeader}\r\nContent-Type: application/json\r\n` +
+        `${VERSION_HEADER}: ${VERSION}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    });
+    let out = '';
+    s.on('data', (d) => { out += d; });
+    s.on('end', () => resolve(out));
+    s.on('error', reject);
+  });
+  try {
+    for (const h of ['[::1', 'a b', 'évil', `127.0.0.1:${port}@evil`]) {
+      const out = await raw(h);
+      const [head, body] = out.split('\r\n\r\n');
+      assert.match(head, /^HTTP\/1\.1 403/, `Host ${h}: ${head}`);
+      assert.match(head, /content-type: application\/json; charset=utf-8/i);
+      assert.equal(JSON.parse(body).error.code, 'forbidden');
+    }
+    assert.deepEqual(validate(readFileSync(path)), { ok: true, version: 4, events: 20 });
+  } finally {
+    await new Promise((r) => server.close(r));
+  }
+});

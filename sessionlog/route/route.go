@@ -15,7 +15,9 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"tavern-core/sessionlog"
 )
@@ -277,8 +279,10 @@ func (h *Handler) transport(r *http.Request, op sessionlog.Op) *httpError {
 	if err != nil || u.Host == "" || r.Host != u.Host {
 		return fail(CodeForbidden, "request host %q is not this host", r.Host)
 	}
-	if o := r.Header.Get("Origin"); o != "" && o != origin {
-		return fail(CodeForbidden, "cross-origin request from %q refused", o)
+	// Origin, when sent at all, must be exactly ours: an empty value or a
+	// repeated header is not "absent" (S85.1).
+	if vals, sent := r.Header["Origin"]; sent && (len(vals) != 1 || vals[0] != origin) {
+		return fail(CodeForbidden, "cross-origin request from %q refused", strings.Join(vals, ", "))
 	}
 	if !h.port.Authorize(r) {
 		return fail(CodeUnauthorized, "not authorized")
@@ -305,27 +309,6 @@ func (h *Handler) transport(r *http.Request, op sessionlog.Op) *httpError {
 	return nil
 }
 
-// body is the POST shape of S83, kept raw to tell absent from null and to
-// refuse ill-typed fields.
-type body struct {
-	Session           json.RawMessage `json:"session"`
-	Target            json.RawMessage `json:"target"`
-	Text              json.RawMessage `json:"text"`
-	RemoveAttachments json.RawMessage `json:"removeAttachments"`
-}
-
-func strict(raw []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("unexpected data after the JSON body")
-	}
-	return nil
-}
-
 func readBody(w http.ResponseWriter, r *http.Request, op sessionlog.Op) (sessionlog.Request, string, *httpError) {
 	var req sessionlog.Request
 	raw, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
@@ -342,38 +325,58 @@ func readBody(w http.ResponseWriter, r *http.Request, op sessionlog.Op) (session
 	bad := func(format string, args ...any) (sessionlog.Request, string, *httpError) {
 		return sessionlog.Request{}, "", fail(sessionlog.CodeBadRequest, format, args...)
 	}
-	var b body
-	if err := strict(raw, &b); err != nil {
+	if err := checkText(raw); err != nil {
+		return bad("invalid request body: %v", err)
+	}
+	// The POST shape of S83, kept raw to tell absent from null and to refuse
+	// ill-typed fields.
+	b, err := members(raw, "session", "target", "text", "removeAttachments")
+	if err != nil {
 		return bad("invalid request body: %v", err)
 	}
 	var session string
-	if b.Session == nil || json.Unmarshal(b.Session, &session) != nil || session == "" || isNull(b.Session) {
+	if b["session"] == nil || isNull(b["session"]) || json.Unmarshal(b["session"], &session) != nil || session == "" {
 		return bad("session must be a non-empty string")
 	}
-	if b.Target == nil || isNull(b.Target) {
+	if b["target"] == nil || isNull(b["target"]) {
 		return bad("target is required")
 	}
-	var tg struct {
-		MessageID *string `json:"messageId"`
-		Seq       *int    `json:"seq"`
-	}
-	if err := strict(b.Target, &tg); err != nil {
+	t, err := members(b["target"], "messageId", "seq")
+	if err != nil {
 		return bad("invalid target: %v", err)
+	}
+	var tg struct {
+		MessageID *string
+		Seq       *int
+	}
+	if v := t["messageId"]; v != nil {
+		var id string
+		if isNull(v) || json.Unmarshal(v, &id) != nil {
+			return bad("target.messageId must be a string")
+		}
+		tg.MessageID = &id
+	}
+	if v := t["seq"]; v != nil {
+		var n int
+		if isNull(v) || json.Unmarshal(v, &n) != nil {
+			return bad("target.seq must be an integer")
+		}
+		tg.Seq = &n
 	}
 	if (tg.MessageID == nil) == (tg.Seq == nil) {
 		return bad("target must name exactly one of messageId or seq")
 	}
 	req = sessionlog.Request{Op: op, Target: sessionlog.Target{MessageID: tg.MessageID, Seq: tg.Seq}}
-	if b.Text != nil {
+	if b["text"] != nil {
 		var s string
-		if isNull(b.Text) || json.Unmarshal(b.Text, &s) != nil {
+		if isNull(b["text"]) || json.Unmarshal(b["text"], &s) != nil {
 			return bad("text must be a string")
 		}
 		req.Text = &s
 	}
-	if b.RemoveAttachments != nil {
+	if b["removeAttachments"] != nil {
 		var ids []string
-		if isNull(b.RemoveAttachments) || json.Unmarshal(b.RemoveAttachments, &ids) != nil {
+		if isNull(b["removeAttachments"]) || json.Unmarshal(b["removeAttachments"], &ids) != nil {
 			return bad("removeAttachments must be a list of attachment ids")
 		}
 		if ids == nil {
@@ -484,11 +487,13 @@ func (h *Handler) operate(id string, req sessionlog.Request) (any, *httpError) {
 
 // state answers GET …/state (S87): no lock, one consistent snapshot.
 func (h *Handler) state(w http.ResponseWriter, r *http.Request) {
-	id := r.URL.Query().Get("session")
-	if id == "" {
-		writeErr(w, fail(sessionlog.CodeBadRequest, "the session query parameter is required"))
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	ids := q["session"]
+	if err != nil || len(q) != 1 || len(ids) != 1 || ids[0] == "" || !utf8.ValidString(ids[0]) {
+		writeErr(w, fail(sessionlog.CodeBadRequest, "the query must be exactly session={id}, once"))
 		return
 	}
+	id := ids[0]
 	s, a, e := h.live(id)
 	if e != nil {
 		writeErr(w, e)

@@ -553,3 +553,75 @@ func TestS87_State(t *testing.T) {
 	w, env = e.do(t, "GET", PathState, "")
 	wantFail(t, w, env, 400, "bad-request")
 }
+
+// S85.1: an Origin header that is present is checked, even when empty or
+// repeated; absent is the only way to skip it (issue 15, item 9).
+func TestS85_OriginPresentButEmptyOrRepeated(t *testing.T) {
+	e := setup(t)
+	body := `{"session":"sF","target":{"messageId":"u1"},"text":"x"}`
+	for name, set := range map[string]func(*http.Request){
+		"empty":    func(r *http.Request) { r.Header["Origin"] = []string{""} },
+		"repeated": func(r *http.Request) { r.Header["Origin"] = []string{origin, origin} },
+		"null":     func(r *http.Request) { r.Header.Set("Origin", "null") },
+	} {
+		w, env := e.do(t, "POST", PathEdit, body, set)
+		if w.Code != 403 || env.Error.Code != "forbidden" {
+			t.Fatalf("%s Origin: %d %s", name, w.Code, w.Body.String())
+		}
+	}
+	if e.s.log.Len() != 20 {
+		t.Fatal("refused request wrote")
+	}
+}
+
+// S83: member names are exact (no other spellings), appear once, and the
+// body is valid UTF-8 without lone surrogate escapes; each refusal writes
+// nothing (issue 15, item 9).
+func TestS83_StrictBodyEdges(t *testing.T) {
+	e := setup(t)
+	for _, body := range []string{
+		`{"Session":"sF","target":{"messageId":"u1"},"text":"x"}`,
+		`{"session":"sF","target":{"messageId":"u1"},"TEXT":"x"}`,
+		`{"session":"sF","Target":{"messageId":"u1"},"text":"x"}`,
+		`{"session":"sF","target":{"MessageId":"u1"},"text":"x"}`,
+		`{"session":"sF","target":{"messageId":"u1"},"text":"x","RemoveAttachments":[]}`,
+		`{"session":"sF","target":{"messageId":"u1"},"text":"x","text":"y"}`,
+		`{"session":"sF","session":"sF","target":{"messageId":"u1"},"text":"x"}`,
+		`{"session":"sF","target":{"messageId":"u1","messageId":"u2"},"text":"x"}`,
+		"{\"session\":\"sF\",\"target\":{\"messageId\":\"u1\"},\"text\":\"a\xffb\"}",
+		`{"session":"sF","target":{"messageId":"u1"},"text":"a\ud800b"}`,
+		`{"session":"sF","target":{"messageId":"u1"},"text":"a\udc00b"}`,
+		`{"session":"sF","target":{"messageId":"u1"},"text":"\ud800\u0041"}`,
+		`{"session":"sF","target":{"messageId":"u1"},"text":"end\ud800"}`,
+		`{"session":"sF","target":{"messageId":"u1"},"text":"x","removeAttachments":["\udfff"]}`,
+		`{"session":"sF","target":{"seq":null},"text":"x"}`,
+		`["session","sF"]`,
+	} {
+		w, env := e.do(t, "POST", PathEdit, body)
+		if w.Code != 400 || env.Error.Code != "bad-request" {
+			t.Fatalf("%s: %d %s", body, w.Code, w.Body.String())
+		}
+	}
+	if e.s.log.Len() != 20 {
+		t.Fatal("refused request wrote")
+	}
+	// Escaped backslashes and proper pairs are fine: the text is stored
+	// exactly ("\\ud800" is six characters, the pair is one emoji).
+	w, env := e.do(t, "POST", PathEdit, `{"session":"sF","target":{"messageId":"u1"},"text":"\\ud800 \ud83d\ude00 \u00e9"}`)
+	wantValue(t, w, env, `{"unchanged":false,"seq":20,"replacedSeq":2,"inFlight":false}`)
+	msg := e.s.log.Events[20].Data().(map[string]any)
+	if got := msg["content"].([]any)[0].(map[string]any)["text"]; got != `\ud800 😀 é` {
+		t.Fatalf("stored %q", got)
+	}
+}
+
+// S87, S83: the state query names the session exactly once.
+func TestS87_StrictQuery(t *testing.T) {
+	e := setup(t)
+	for _, q := range []string{"?session=sF&session=sF", "?Session=sF", "?session=sF&x=1", "?session=%ff", "?session=%zz"} {
+		w, env := e.do(t, "GET", PathState+q, "")
+		if w.Code != 400 || env.Error.Code != "bad-request" {
+			t.Fatalf("%s: %d %s", q, w.Code, w.Body.String())
+		}
+	}
+}

@@ -33,11 +33,13 @@ func (p jsPort) Session(id string) (route.Session, bool) {
 	return sess, true
 }
 
-// Authorize calls the host's auth hook with the original Fetch Request; a
-// throw, a rejection or a falsy answer is a refusal (S85.2).
+// Authorize calls the host's auth hook with the original Fetch Request.
+// Only the boolean true (or a promise of it) authorizes; a throw, a
+// rejection and every other answer — 'false', {}, 1 — is a refusal
+// (S85.2): a hook that means to allow says so exactly.
 func (p jsPort) Authorize(r *http.Request) bool {
 	v, err := callAwait(func() js.Value { return p.v.Call("authorize", fetchRequestOf(r)) })
-	return err == nil && v.Truthy()
+	return err == nil && v.Type() == js.TypeBoolean && v.Bool()
 }
 
 func (p jsPort) Origin() string  { return p.str("origin") }
