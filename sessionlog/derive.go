@@ -2,10 +2,31 @@ package sessionlog
 
 // Source kinds the editor writes and recognises.
 const (
+	// EditorSourceKind is the trigger's producer-owned source kind in v4
+	// logs (S64, S19).
 	EditorSourceKind = "plugin:tavern-core-message-editor"
+	// EditorPluginName is the trigger's plugin name inside the
+	// {kind:'plugin', plugin} wrapper that v0–v3 logs use for third-party
+	// context (S15, S18; docs/live-sessions.md).
+	EditorPluginName = "tavern-core-message-editor"
 	TriggerIDPrefix  = "tavern-core-message-editor:trigger:"
 	TriggerText      = "Please respond to the message above."
 )
+
+// editorSource is the trigger's source in the spelling of a log version.
+func editorSource(version int) map[string]any {
+	if version >= 4 {
+		return map[string]any{"kind": EditorSourceKind}
+	}
+	return map[string]any{"kind": "plugin", "plugin": EditorPluginName}
+}
+
+// isEditorSource recognises the editor's trigger source in either
+// spelling: a log migrated between generations keeps its old triggers.
+func isEditorSource(src map[string]any) bool {
+	k := asString(src["kind"])
+	return k == EditorSourceKind || (k == "plugin" && asString(src["plugin"]) == EditorPluginName)
+}
 
 // message returns the model message an eligible event carries (S15):
 // user/message's data is the message; the other types wrap it in data.message.

@@ -26,6 +26,10 @@ const (
 // AssistantImmutableMessage is the normative S53 text.
 const AssistantImmutableMessage = "Model replies cannot be rewritten in this session format: a surface replacement must list every node it shadows in sourceEventSeqs, and assistant/message refuses that field, so no valid write exists. Nothing was saved."
 
+// LiveAssistantImmutableMessage refuses an edit or undo of a model reply in
+// a live v0–v2 session, where S53's reason does not hold.
+const LiveAssistantImmutableMessage = "Model replies cannot be rewritten in a live session: the editor changes only your own messages. Use \"Regenerate this turn\" for a new reply. Nothing was saved."
+
 // Error is the value every refusal in this package returns.
 type Error struct {
 	Code    string `json:"code"`

@@ -1,12 +1,13 @@
 package sessionlog
 
 // PlanLegacyAssistantEdit plans the conservative rewrite of a model reply
-// that v0–v2 logs allow (S55–S58). On a v3+ log it refuses with
-// assistant-immutable before looking at anything else (S53, L8). It is never
-// wired to a live session (S20).
+// that v0–v2 logs allow (S55–S58). On a v3+ log, and on any live session's
+// snapshot, it refuses with assistant-immutable before looking at anything
+// else (S53, L8): the planner is never wired to a live session
+// (docs/live-sessions.md).
 func (l *Log) PlanLegacyAssistantEdit(t Target, text string, env Env) (*Plan, error) {
-	if l.Version() >= 3 {
-		return nil, refuse(CodeAssistantImmutable, AssistantImmutableMessage)
+	if l.Version() >= 3 || l.live {
+		return nil, l.assistantImmutable()
 	}
 	o, err := l.resolve(t)
 	if err != nil {
@@ -97,4 +98,16 @@ func realignReplay(src map[string]any, old, out []any, origin []int) {
 		nb[i] = map[string]any{"type": asString(asMap(b)["type"])}
 	}
 	rs["blocks"] = nb
+}
+
+// assistantImmutable is the refusal of an edit or undo of a model reply.
+// v3+ logs get the normative S53 text. A live v0–v2 session could take a
+// replacement, but the legacy planner stays off live sessions, and the S53
+// reason (assistant/message refuses sourceEventSeqs) would be false there,
+// so it gets its own wording (docs/live-sessions.md).
+func (l *Log) assistantImmutable() *Error {
+	if l.Version() >= 3 {
+		return refuse(CodeAssistantImmutable, AssistantImmutableMessage)
+	}
+	return refuse(CodeAssistantImmutable, LiveAssistantImmutableMessage)
 }

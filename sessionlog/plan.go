@@ -57,13 +57,23 @@ type Plan struct {
 	Wake bool
 }
 
-// Trigger is the wake message of S64 for the replacement appended at seq.
-func Trigger(seq int) map[string]any {
+// Trigger is the wake message of S64 for the replacement appended at seq,
+// with the v4 source kind. Hosts use (*Log).Trigger, which spells the source
+// for the log's own version.
+func Trigger(seq int) map[string]any { return trigger(4, seq) }
+
+// Trigger is the wake message of S64 for the replacement appended at seq to
+// this log: v4 logs get the producer-owned kind, v0–v3 logs the
+// {kind:'plugin', plugin} wrapper their generation uses for third-party
+// context (docs/live-sessions.md).
+func (l *Log) Trigger(seq int) map[string]any { return trigger(l.Version(), seq) }
+
+func trigger(version, seq int) map[string]any {
 	return map[string]any{
 		"id":      TriggerIDPrefix + strconv.Itoa(seq),
 		"role":    "user",
 		"content": []any{map[string]any{"type": "text", "text": TriggerText}},
-		"source":  map[string]any{"kind": EditorSourceKind},
+		"source":  editorSource(version),
 	}
 }
 
@@ -221,12 +231,12 @@ func (l *Log) plan(req Request, env Env) (*Plan, *Error) {
 	case orig.Type == "assistant/message":
 		switch req.Op {
 		case OpEdit:
-			if l.Version() < 3 {
+			if l.Version() < 3 && !l.live {
 				return l.planLegacyAssistant(o, *req.Text, env)
 			}
-			return nil, refuse(CodeAssistantImmutable, AssistantImmutableMessage)
+			return nil, l.assistantImmutable()
 		case OpUndo:
-			return nil, refuse(CodeAssistantImmutable, AssistantImmutableMessage)
+			return nil, l.assistantImmutable()
 		}
 		turnMode = true
 		if req.Text != nil || req.RemoveAttachments != nil {

@@ -1,6 +1,7 @@
 package sessionlog
 
 import (
+	"os"
 	"slices"
 	"testing"
 )
@@ -802,5 +803,74 @@ func TestS73_UndoRestoresContentAsWritten(t *testing.T) {
 				t.Fatalf("%+v", r)
 			}
 		})
+	}
+}
+
+func loadLive(t *testing.T, name string) *Log {
+	t.Helper()
+	b, err := os.ReadFile(fixturePath(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := DecodeBytes(b, DecodeOptions{Live: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// S20 replaced, S53, S55: on a live session's snapshot the legacy assistant
+// planner is never used — edit and undo of a model reply answer
+// assistant-immutable on every version, with a reason true for the version
+// — while the same v0 log read offline keeps the L4 planner.
+func TestS20_LiveLogsKeepModelRepliesImmutable(t *testing.T) {
+	l := loadLive(t, "legacy-v0.jsonl")
+	for _, op := range []Op{OpEdit, OpUndo} {
+		var text *string
+		if op == OpEdit {
+			text = ptr("R")
+		}
+		_, err := doPlan(t, l, op, byID("la1"), text, nil, Env{})
+		wantCode(t, err, CodeAssistantImmutable)
+		if err.(*Error).Message != LiveAssistantImmutableMessage {
+			t.Fatal(err)
+		}
+	}
+	if _, err := l.PlanLegacyAssistantEdit(byID("la1"), "R", Env{}); err == nil || err.(*Error).Code != CodeAssistantImmutable {
+		t.Fatalf("legacy planner on a live log: %v", err)
+	}
+	// A user message in the same live log is still edited, in its spelling.
+	p := apply(t, l, OpEdit, byID("lu1"), ptr("hi"), nil, Env{})
+	jsonEq(t, p.Event.Fields["surfaceOp"], `{"op":"replace","start":0,"end":0}`)
+
+	f := loadLive(t, "f.jsonl")
+	_, err := doPlan(t, f, OpEdit, byID("a1"), ptr("x"), nil, Env{})
+	wantCode(t, err, CodeAssistantImmutable)
+	if err.(*Error).Message != AssistantImmutableMessage {
+		t.Fatal(err)
+	}
+}
+
+// S64, S19, S33: the trigger's source follows the log's generation — the
+// producer-owned kind in v4, the {kind:'plugin'} wrapper in v0–v3 — and a
+// trigger row of either spelling is hidden.
+func TestS64_TriggerSourcePerVersion(t *testing.T) {
+	for v, want := range map[int]string{
+		0: `{"kind":"plugin","plugin":"tavern-core-message-editor"}`,
+		2: `{"kind":"plugin","plugin":"tavern-core-message-editor"}`,
+		3: `{"kind":"plugin","plugin":"tavern-core-message-editor"}`,
+		4: `{"kind":"plugin:tavern-core-message-editor"}`,
+	} {
+		l := NewLog(Header{Version: v}, true)
+		jsonEq(t, l.Trigger(7)["source"], want)
+		if asString(l.Trigger(7)["id"]) != "tavern-core-message-editor:trigger:7" {
+			t.Fatal("trigger id")
+		}
+	}
+	l := load(t, "legacy-v0.jsonl", 0)
+	trig := canon(t, l.Trigger(12))
+	mustAppend(t, l, `{"type":"user/message","data":`+trig+`,"surfaceOp":"append"}`)
+	if ov := l.Overlay(Env{}); !slices.Contains(ov.HiddenSeqs, 12) {
+		t.Fatalf("v0 trigger row not hidden: %v", ov.HiddenSeqs)
 	}
 }

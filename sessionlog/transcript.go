@@ -204,7 +204,7 @@ func (l *Log) Overlay(env Env) Overlay {
 			ov.AssistantRows = append(ov.AssistantRows, ar)
 		}
 		hidden := false
-		if row.Kind == RowContext && sourceKind(message(ev)) == EditorSourceKind {
+		if row.Kind == RowContext && isEditorSource(sourceOf(message(ev))) {
 			hidden = true
 		}
 		if orig, ok := regenShadow[row.Seq]; ok && !(orig == row.Seq && (row.Kind == RowUser || row.Kind == RowSteering)) {

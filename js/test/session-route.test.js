@@ -160,7 +160,7 @@ test('oversized bodies are refused before or while reading (C64)', async () => {
   assert.equal(t.session.length, 21);
 });
 
-test('compaction lock, unsupported format, missing agent (C38, C61)', async () => {
+test('compaction lock, live v0–v3 served, unknown format refused, missing agent (C38, C61, S20)', async () => {
   const t = setup();
   t.session.append('compaction/start', { compactionId: 'k1', turn: null });
   const locked = await send(t, 'edit', edit({ messageId: 'u2' }, 'x'));
@@ -171,13 +171,29 @@ test('compaction lock, unsupported format, missing agent (C38, C61)', async () =
   const noAgent = setup({ agent: null });
   assert.equal((await send(noAgent, 'edit', edit({ messageId: 'u1' }, 'x'))).error.code, 'session-not-loaded');
 
+  // Live v0–v3 sessions are served in their own spelling (S20 replaced).
   const dir = mkdtempSync(join(tmpdir(), 'tavern-route-'));
-  const p3 = join(dir, 'v3.jsonl');
-  writeFileSync(p3, '{"type":"session","version":3,"id":"sF","createdAt":0,"cwd":"/w"}\n');
-  const v3host = new SessionHost({ origin: ORIGIN, version: VERSION });
-  v3host.load(p3);
-  v3host.mountEditor();
-  const r = await answer(await v3host.fetch(request('edit', edit({ messageId: 'u1' }, 'x'))));
+  const user = '{"type":"user/message","seq":0,"time":1,"data":{"id":"u1","role":"user","content":[{"type":"text","text":"q"}],"source":{"kind":"user"}},"surfaceOp":"append"}\n';
+  for (const [v, op] of [[0, { op: 'replace', start: 0, end: 0 }], [3, { op: 'replace', startSeq: 0, endSeq: 0 }]]) {
+    const p = join(dir, `v${v}.jsonl`);
+    writeFileSync(p, `{"type":"session","version":${v},"id":"sF","createdAt":0,"cwd":"/w"}\n${user}`);
+    const vhost = new SessionHost({ origin: ORIGIN, version: VERSION });
+    vhost.load(p);
+    vhost.mountEditor();
+    const r = await answer(await vhost.fetch(request('edit', edit({ messageId: 'u1' }, 'x'))));
+    assert.equal(r.status, 200, JSON.stringify(r));
+    assert.deepEqual(JSON.parse(readFileSync(p, 'utf8').trimEnd().split('\n').at(-1)).surfaceOp, op);
+  }
+  // Only a version no reader knows stays unsupported-format.
+  const routes = new Map();
+  const unknown = {
+    origin: ORIGIN, version: VERSION, authorize: () => true,
+    session: () => ({ headerVersion: 5, snapshot: () => [], append() { throw new Error('must not append'); } }),
+    agent: () => new Agent(),
+  };
+  const { mountEditorRoute } = await import('../session-log.js');
+  mountEditorRoute(unknown, routes);
+  const r = await answer(await routes.get(EDITOR_PATHS.edit)(request('edit', edit({ messageId: 'u1' }, 'x'))));
   assert.equal(r.status, 409);
   assert.equal(r.error.code, 'unsupported-format');
 });

@@ -399,7 +399,17 @@ func readBody(w http.ResponseWriter, r *http.Request, op sessionlog.Op) (session
 
 func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
 
-// live resolves a loaded v4 session and its agent (S78, S20).
+// LiveVersions are the header versions the live path serves: every format
+// generation the reader knows, each with its own write rules (the replace
+// spelling, the trigger's source, the validator the harness runs on append;
+// docs/live-sessions.md). This replaces S20's v4-only rule: DeepSeek Harness
+// 0.1.x writes and accepts only version 0.
+const (
+	MinLiveVersion = 0
+	MaxLiveVersion = 4
+)
+
+// live resolves a loaded session of a known format and its agent (S78).
 func (h *Handler) live(id string) (Session, Agent, *httpError) {
 	s, found := h.port.Session(id)
 	if !found || s == nil {
@@ -409,8 +419,8 @@ func (h *Handler) live(id string) (Session, Agent, *httpError) {
 	if !found || a == nil {
 		return nil, nil, notLoaded()
 	}
-	if v := s.HeaderVersion(); v != 4 {
-		return nil, nil, fail(sessionlog.CodeUnsupportedFormat, "This session uses log format version %d; the editor works on version 4 sessions only.", v)
+	if v := s.HeaderVersion(); v < MinLiveVersion || v > MaxLiveVersion {
+		return nil, nil, fail(sessionlog.CodeUnsupportedFormat, "This session uses log format version %d, which this editor does not know (it serves versions %d to %d). Nothing was changed.", v, MinLiveVersion, MaxLiveVersion)
 	}
 	return s, a, nil
 }
@@ -474,7 +484,7 @@ func (h *Handler) operate(id string, req sessionlog.Request) (any, *httpError) {
 	if !p.Wake {
 		return map[string]any{"unchanged": false, "seq": seq, "replacedSeq": p.ReplacedSeq, "inFlight": p.InFlight}, nil
 	}
-	trigger, _ := json.Marshal(sessionlog.Trigger(seq))
+	trigger, _ := json.Marshal(l.Trigger(seq))
 	if err := a.Followup(trigger); err != nil {
 		return nil, fail(sessionlog.CodeInternal, "The old answer has been removed from the model's context (seq %d), but the model could not be woken: %v. Sending a message will continue the conversation.", seq, err)
 	}

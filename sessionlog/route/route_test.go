@@ -343,11 +343,155 @@ func TestC61_SessionsNotLoaded(t *testing.T) {
 	w, env = e.do(t, "POST", PathEdit, `{"session":"sF","target":{"messageId":"u1"},"text":"x"}`)
 	wantFail(t, w, env, 409, "session-not-loaded")
 	e.s.agent = e.a
-	e.s.version = 3
-	w, env = e.do(t, "POST", PathEdit, `{"session":"sF","target":{"messageId":"u1"},"text":"x"}`)
-	wantFail(t, w, env, 409, "unsupported-format")
+	// Only versions no reader knows stay unsupported (docs/live-sessions.md).
+	for _, v := range []int{5, 7, -1} {
+		e.s.version = v
+		w, env = e.do(t, "POST", PathEdit, `{"session":"sF","target":{"messageId":"u1"},"text":"x"}`)
+		wantFail(t, w, env, 409, "unsupported-format")
+		w, env = e.do(t, "GET", PathState+"?session=sF", "")
+		wantFail(t, w, env, 409, "unsupported-format")
+	}
 	if e.s.log.Len() != 20 {
 		t.Fatal("wrote")
+	}
+}
+
+func loadFixture(t *testing.T, name string, version int) *sessionlog.Log {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "sessionlog", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if version >= 0 {
+		lines := strings.SplitN(string(b), "\n", 2)
+		var h map[string]any
+		json.Unmarshal([]byte(lines[0]), &h)
+		h["version"] = version
+		hb, _ := json.Marshal(h)
+		b = []byte(string(hb) + "\n" + lines[1])
+	}
+	l, err := sessionlog.DecodeBytes(b, sessionlog.DecodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func lastEvent(t *testing.T, s *fakeSession) map[string]any {
+	t.Helper()
+	b, _ := s.log.Events[s.log.Len()-1].MarshalJSON()
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	return m
+}
+
+func jsonOf(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// S20 replaced, S10, S11, S64: live v0–v2 sessions (the only format the
+// real harness 0.1.x writes) are served with their own write rules — the
+// {op, start, end} spelling, a non-empty sourceEventSeqs on the copy, and a
+// trigger in the {kind:'plugin'} wrapper — and a model reply stays
+// immutable (the legacy planner is never wired to a live session).
+func TestS20_LiveLegacyVersions(t *testing.T) {
+	for _, v := range []int{0, 1, 2} {
+		a := &fakeAgent{status: "idle"}
+		s := &fakeSession{log: loadFixture(t, "legacy-v0.jsonl", v), version: v, agent: a}
+		p := &fakePort{sessions: map[string]Session{"sL": s}}
+		e := &env{h: New(p), port: p, s: s, a: a}
+
+		w, env := e.do(t, "POST", PathEdit, `{"session":"sL","target":{"messageId":"lu1"},"text":"hi"}`)
+		wantValue(t, w, env, `{"unchanged":false,"seq":12,"replacedSeq":0,"inFlight":false}`)
+		ev := lastEvent(t, s)
+		if jsonOf(ev["surfaceOp"]) != `{"end":0,"op":"replace","start":0}` || jsonOf(ev["sourceEventSeqs"]) != `[0]` {
+			t.Fatalf("v%d edit wrote %s", v, jsonOf(ev))
+		}
+		if jsonOf(s.log.Surface()) != `[12,1,7,9]` {
+			t.Fatalf("v%d surface %v", v, s.log.Surface())
+		}
+
+		// assistant-immutable on every live version, with a true reason.
+		for _, path := range []string{PathEdit, PathUndo} {
+			body := `{"session":"sL","target":{"messageId":"la1"},"text":"R"}`
+			if path == PathUndo {
+				body = `{"session":"sL","target":{"messageId":"la1"}}`
+			}
+			w, env = e.do(t, "POST", path, body)
+			wantFail(t, w, env, 409, "assistant-immutable")
+			if env.Error.Message != sessionlog.LiveAssistantImmutableMessage {
+				t.Fatalf("v%d message %q", v, env.Error.Message)
+			}
+		}
+		if s.log.Len() != 13 || len(a.followups) != 0 {
+			t.Fatalf("v%d refusal wrote", v)
+		}
+
+		// Undo writes the original back, again in the v0–v2 spelling.
+		w, env = e.do(t, "POST", PathUndo, `{"session":"sL","target":{"seq":0}}`)
+		wantValue(t, w, env, `{"unchanged":false,"seq":13,"replacedSeq":12,"inFlight":false}`)
+		ev = lastEvent(t, s)
+		if jsonOf(ev["surfaceOp"]) != `{"end":12,"op":"replace","start":12}` || jsonOf(ev["sourceEventSeqs"]) != `[12]` {
+			t.Fatalf("v%d undo wrote %s", v, jsonOf(ev))
+		}
+
+		// Regenerate the last exchange: the range [13,1,7,9] is shadowed
+		// and the trigger uses the v0–v3 plugin wrapper.
+		w, env = e.do(t, "POST", PathRegenerate, `{"session":"sL","target":{"messageId":"la1"}}`)
+		wantValue(t, w, env, `{"seq":14,"shadowedSeqs":[13,1,7,9],"triggerId":"tavern-core-message-editor:trigger:14"}`)
+		ev = lastEvent(t, s)
+		if jsonOf(ev["surfaceOp"]) != `{"end":9,"op":"replace","start":13}` || jsonOf(ev["sourceEventSeqs"]) != `[13,1,7,9]` {
+			t.Fatalf("v%d regenerate wrote %s", v, jsonOf(ev))
+		}
+		if len(a.followups) != 1 {
+			t.Fatalf("v%d followups %d", v, len(a.followups))
+		}
+		var trig map[string]any
+		json.Unmarshal(a.followups[0], &trig)
+		if jsonOf(trig["source"]) != `{"kind":"plugin","plugin":"tavern-core-message-editor"}` {
+			t.Fatalf("v%d trigger %s", v, a.followups[0])
+		}
+		// The harness delivers it: the wake settles and the trigger row hides.
+		s.appendRaw(t, `{"type":"turn/start","data":{"turn":2}}`)
+		s.appendRaw(t, `{"type":"user/message","data":`+string(a.followups[0])+`,"surfaceOp":"append"}`)
+		_, env = e.do(t, "GET", PathState+"?session=sL", "")
+		var st struct {
+			FormatVersion int   `json:"formatVersion"`
+			WakePending   bool  `json:"wakePending"`
+			HiddenSeqs    []int `json:"hiddenSeqs"`
+		}
+		json.Unmarshal(env.Value, &st)
+		if st.FormatVersion != v || st.WakePending || jsonOf(st.HiddenSeqs) != `[1,7,9,16]` {
+			t.Fatalf("v%d state %s", v, env.Value)
+		}
+	}
+}
+
+// S20 replaced, S10, S53, S64: a live v3 session writes startSeq/endSeq,
+// keeps the normative S53 refusal, and wraps its trigger in the v0–v3
+// plugin source (producer-owned kinds arrive with v4).
+func TestS20_LiveVersion3(t *testing.T) {
+	a := &fakeAgent{status: "idle"}
+	s := &fakeSession{log: loadFixture(t, "f.jsonl", 3), version: 3, agent: a}
+	p := &fakePort{sessions: map[string]Session{"sF": s}}
+	e := &env{h: New(p), port: p, s: s, a: a}
+	w, env := e.do(t, "POST", PathEdit, `{"session":"sF","target":{"messageId":"u1"},"text":"q1*"}`)
+	wantValue(t, w, env, `{"unchanged":false,"seq":20,"replacedSeq":2,"inFlight":false}`)
+	if ev := lastEvent(t, s); jsonOf(ev["surfaceOp"]) != `{"endSeq":2,"op":"replace","startSeq":2}` {
+		t.Fatalf("v3 edit wrote %s", jsonOf(ev))
+	}
+	w, env = e.do(t, "POST", PathEdit, `{"session":"sF","target":{"messageId":"a1"},"text":"x"}`)
+	wantFail(t, w, env, 409, "assistant-immutable")
+	if env.Error.Message != sessionlog.AssistantImmutableMessage {
+		t.Fatal(env.Error.Message)
+	}
+	w, env = e.do(t, "POST", PathRegenerate, `{"session":"sF","target":{"messageId":"a3"}}`)
+	wantValue(t, w, env, `{"seq":21,"shadowedSeqs":[15,17],"triggerId":"tavern-core-message-editor:trigger:21"}`)
+	var trig map[string]any
+	json.Unmarshal(a.followups[0], &trig)
+	if jsonOf(trig["source"]) != `{"kind":"plugin","plugin":"tavern-core-message-editor"}` {
+		t.Fatalf("v3 trigger %s", a.followups[0])
 	}
 }
 

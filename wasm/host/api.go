@@ -181,7 +181,7 @@ func plan(l *sessionlog.Log, raw []byte) (any, error) {
 	out["wake"] = p.Wake
 	if p.Wake {
 		out["shadowedSeqs"] = p.ShadowedSeqs
-		out["trigger"] = sessionlog.Trigger(p.Event.Seq)
+		out["trigger"] = l.Trigger(p.Event.Seq)
 	} else {
 		out["replacedSeq"] = p.ReplacedSeq
 	}
