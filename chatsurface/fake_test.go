@@ -9,17 +9,16 @@ import (
 // ---- fake DOM ----
 
 type fnode struct {
-	id       Node
-	tag      string // "" for a text node
-	text     string
-	attrs    map[string]string
-	order    []string // attribute order, for stable serialisation
-	classes  []string
-	style    map[string]string
-	parent   *fnode
-	kids     []*fnode
-	size     float64 // .mes border-box height
-	released bool
+	id      Node
+	tag     string // "" for a text node
+	text    string
+	attrs   map[string]string
+	order   []string // attribute order, for stable serialisation
+	classes []string
+	style   map[string]string
+	parent  *fnode
+	kids    []*fnode
+	size    float64 // .mes border-box height
 }
 
 type fakeDOM struct {

@@ -53,9 +53,12 @@ func TestDisplayAndTypeOf(t *testing.T) {
 	if NullValue().TypeOf() != "object" {
 		t.Fatal("typeof null must be object")
 	}
-	for f, want := range map[float64]bool{1: true, -0.0: true, 1.5: false, math.NaN(): false, math.Inf(1): false, 1e21: true} {
-		if Num(f).IsInteger() != want {
-			t.Errorf("IsInteger(%v) != %v", f, want)
+	for _, c := range []struct {
+		f    float64
+		want bool
+	}{{1, true}, {math.Copysign(0, -1), true}, {1.5, false}, {math.NaN(), false}, {math.Inf(1), false}, {1e21, true}} {
+		if Num(c.f).IsInteger() != c.want {
+			t.Errorf("IsInteger(%v) != %v", c.f, c.want)
 		}
 	}
 	if ASCII("1").IsInteger() {

@@ -616,8 +616,6 @@ func TestL2_LegacyColdEdit(t *testing.T) {
 	wantSurface(t, l, 12, 1, 7, 9)
 }
 
-const la1Replay = `"replayState":{"response":{"kind":"pi-ai","version":2,"api":"openai-completions","provider":"p","model":"m","stopReason":"toolUse"},"blocks":%s}`
-
 // L4, S55, S56, S57, S58
 func TestL4_LegacyAssistant(t *testing.T) {
 	l := load(t, "legacy-v0.jsonl", 0)

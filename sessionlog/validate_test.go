@@ -249,12 +249,12 @@ func TestC15_UnknownTypes(t *testing.T) {
 func TestC16_HeaderVersion(t *testing.T) {
 	_, err := DecodeBytes([]byte(`{"type":"session","version":7,"id":"x","createdAt":0}`+"\n"), DecodeOptions{})
 	wantErr(t, err, "unsupported session format version 7")
-	l, err := DecodeBytes([]byte(`{"type":"session","id":"x","createdAt":0}`+"\n"+`{"type":"user/message","seq":0,"time":0,"data":{"id":"u","role":"user","content":[],"source":{"kind":"user"}},"surfaceOp":"append","sourceEventSeqs":[]}`+"\n"), DecodeOptions{})
+	_, err = DecodeBytes([]byte(`{"type":"session","id":"x","createdAt":0}`+"\n"+`{"type":"user/message","seq":0,"time":0,"data":{"id":"u","role":"user","content":[],"source":{"kind":"user"}},"surfaceOp":"append","sourceEventSeqs":[]}`+"\n"), DecodeOptions{})
 	if err == nil {
 		t.Fatal("v0 user/message with empty sources must fail")
 	}
 	wantErr(t, err, "sourceEventSeqs must not be empty except on assistant/message")
-	l, err = DecodeBytes([]byte(`{"type":"session","id":"x","createdAt":0}`+"\n"), DecodeOptions{})
+	l, err := DecodeBytes([]byte(`{"type":"session","id":"x","createdAt":0}`+"\n"), DecodeOptions{})
 	if err != nil || l.Version() != 0 {
 		t.Fatalf("headerless version: %v", err)
 	}

@@ -18,7 +18,6 @@ type world struct {
 	bufs   map[int32]*bufs
 	timers map[int32]timer
 	warns  []string
-	log    []string
 	pulls  int
 }
 

@@ -578,7 +578,7 @@ func TestC63_Transport(t *testing.T) {
 		t.Fatal("refused request wrote")
 	}
 	e.port.deny = false
-	w, env = e.do(t, "POST", PathEdit, body, func(r *http.Request) { r.Header.Set("Origin", origin) })
+	w, _ = e.do(t, "POST", PathEdit, body, func(r *http.Request) { r.Header.Set("Origin", origin) })
 	if w.Code != 200 {
 		t.Fatal(w.Body.String())
 	}

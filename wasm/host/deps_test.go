@@ -3,9 +3,9 @@
 package main
 
 import (
+	"go/build"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -17,7 +17,7 @@ import (
 func TestBrowserBinaryLinksNoHostPackages(t *testing.T) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+		goBin = filepath.Join(build.Default.GOROOT, "bin", "go")
 	}
 	cmd := exec.Command(goBin, "list", "-deps", "tavern-core/wasm/browser")
 	cmd.Env = append(cmd.Environ(), "GOOS=js", "GOARCH=wasm")
