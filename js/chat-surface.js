@@ -6,11 +6,12 @@
 // values Go names by ref, creates AbortControllers, frozen contexts and
 // Error objects, and runs frames and timers through the host's scheduler.
 import { sharedCore } from './core.js';
+import { SURFACE_OP as OP, SURFACE_START as START, SURFACE_CLASS, RESULT, RESULT_LAYOUT } from './protocol.js';
 
 const core = await sharedCore();
 const fx = core.surface; // the effects object Go filled with its entry points
 const { FAIL, INTERNAL } = fx;
-const ERRORS = [Error, TypeError, RangeError];
+const ERRORS = { [SURFACE_CLASS.ERROR]: Error, [SURFACE_CLASS.TYPE_ERROR]: TypeError, [SURFACE_CLASS.RANGE_ERROR]: RangeError };
 
 // ---- errors Go hands over ----
 let pending; // the error Go asked to throw
@@ -52,14 +53,15 @@ function recordThrow(v) {
 }
 fx.hold = recordThrow;
 
-// C5: undefined, thenable, function, disposable, other → kind + ref*8.
+// C5: undefined, thenable, function, disposable, other → kind | ref << shift.
+const withRef = (kind, v) => kind | (addRef(v) << RESULT_LAYOUT.REF_SHIFT);
 function classify(v) {
-  if (v === undefined) return 0;
+  if (v === undefined) return RESULT.UNDEFINED;
   const obj = v !== null && (typeof v === 'object' || typeof v === 'function');
-  if (obj && typeof v.then === 'function') return 1;
-  if (typeof v === 'function') return 2 + addRef(v) * 8;
-  if (obj && typeof v.dispose === 'function') return 3 + addRef(v) * 8;
-  return 4;
+  if (obj && typeof v.then === 'function') return RESULT.THENABLE;
+  if (typeof v === 'function') return withRef(RESULT.FUNCTION, v);
+  if (obj && typeof v.dispose === 'function') return withRef(RESULT.DISPOSABLE, v);
+  return RESULT.OTHER;
 }
 function call(fn, ...args) {
   try { return classify(fn.call(undefined, ...args)); } catch (e) { recordThrow(e); return -1; }
@@ -382,10 +384,9 @@ export function installChatSurfaceApi(target, options) {
 }
 
 // ---- startChatSurfaceExtensions (C133–C139) ----
-const START = { defaults: 0, validate: 1, required: 2, hookError: 3, gate: 4, done: 5 };
 
 /** The default requirements table (C138): frozen, in order. */
-export const CHAT_SURFACE_RENDERER_CAPABILITIES = check(fx.startup(START.defaults));
+export const CHAT_SURFACE_RENDERER_CAPABILITIES = check(fx.startup(START.DEFAULTS));
 
 /**
  * Activate the enabled extensions in order, awaiting each chatSurface hook
@@ -395,7 +396,7 @@ export const CHAT_SURFACE_RENDERER_CAPABILITIES = check(fx.startup(START.default
 export async function startChatSurfaceExtensions(options) {
   const { extensions, importExtension, activateExtension, requirements } = options;
   const reqs = requirements === undefined ? CHAT_SURFACE_RENDERER_CAPABILITIES : requirements;
-  const call = check(fx.startup(START.validate, reqs));
+  const call = check(fx.startup(START.VALIDATE, reqs));
   try {
     if (!fx.managed()) return; // C136: static mode validates only
     const names = [];
@@ -405,22 +406,17 @@ export async function startChatSurfaceExtensions(options) {
       if (typeof hook === 'string' && hook !== '') {
         const ns = await importExtension.call(undefined, ext);
         const fn = ns[hook];
-        if (typeof fn !== 'function') check(fx.startup(START.hookError, String(ext.name), hook));
+        if (typeof fn !== 'function') check(fx.startup(START.HOOK_ERROR, String(ext.name), hook));
         await fn.call(undefined);
-      } else if (check(fx.startup(START.required, call, ext.name))) {
+      } else if (check(fx.startup(START.REQUIRED, call, ext.name))) {
         await activateExtension.call(undefined, ext);
       }
     }
-    check(fx.startup(START.gate, call, names));
+    check(fx.startup(START.GATE, call, names));
   } finally {
-    fx.startup(START.done, call);
+    fx.startup(START.DONE, call);
   }
 }
-
-const OP = {
-  open: 0, render: 1, update: 2, jump: 3, scrollToEnd: 4, held: 5, refresh: 6, reset: 7,
-  dispose: 8, element: 9, fault: 10, snapshot: 11,
-};
 
 /** Create the host controller (C140–C143). */
 export function createChatSurfaceHost(options) {
@@ -442,27 +438,27 @@ export function createChatSurfaceHost(options) {
     return promise;
   };
   return Object.freeze({
-    open() { return waited(OP.open); },
+    open() { return waited(OP.OPEN); },
     render(opts) {
       const r = opts !== null && typeof opts === 'object' ? opts : {};
-      return waited(OP.render, Array.isArray(r.replace) ? r.replace : undefined, r.first);
+      return waited(OP.RENDER, Array.isArray(r.replace) ? r.replace : undefined, r.first);
     },
     updateContent(mesid, opts) {
-      return op(OP.update, mesid, opts !== null && typeof opts === 'object' ? opts.transient : undefined);
+      return op(OP.UPDATE, mesid, opts !== null && typeof opts === 'object' ? opts.transient : undefined);
     },
     finishContent(mesid, event, ...args) {
       const [promise, w] = newWait({ emit: o.emit, event, args, mesid });
       try { check(fx.finish(self.id, mesid, event !== undefined, w)); } catch (e) { waits.delete(w); throw e; }
       return promise;
     },
-    jumpToMessage(mesid) { return op(OP.jump, mesid); },
-    scrollToEnd() { op(OP.scrollToEnd); },
-    setProjectionHeld(held) { op(OP.held, held); },
-    refreshLayout() { op(OP.refresh); },
-    resetEpoch() { op(OP.reset); },
-    getMessageElement(mesid) { return op(OP.element, mesid); },
-    getFault() { return op(OP.fault); },
-    snapshot() { return op(OP.snapshot); },
-    dispose() { op(OP.dispose); },
+    jumpToMessage(mesid) { return op(OP.JUMP, mesid); },
+    scrollToEnd() { op(OP.SCROLL_TO_END); },
+    setProjectionHeld(held) { op(OP.HELD, held); },
+    refreshLayout() { op(OP.REFRESH_LAYOUT); },
+    resetEpoch() { op(OP.RESET); },
+    getMessageElement(mesid) { return op(OP.ELEMENT, mesid); },
+    getFault() { return op(OP.FAULT); },
+    snapshot() { return op(OP.SNAPSHOT); },
+    dispose() { op(OP.DISPOSE); },
   });
 }

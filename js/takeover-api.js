@@ -3,7 +3,7 @@
 // (so a streamed rope is never read per call), creates Promises, runs timers
 // and calls callbacks when Go asks.
 
-import { BRAND, kindOf } from './core.js';
+import { BRAND, kindOf } from './codec.js';
 
 export const GENERATE_TAKEOVER_DISPATCH = 'generate_takeover_dispatch';
 

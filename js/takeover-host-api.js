@@ -4,7 +4,7 @@
 // what Go says to await, logging what Go says to log — and holds the JS
 // values the actions name (payload, handle, slot id, snapshot, outcome).
 
-import { kindOf } from './core.js';
+import { kindOf } from './codec.js';
 
 // takeover.HostFn order; also the validation order (T54).
 const FNS = ['emit', 'acquirePlaceholder', 'readSlot', 'writeSlot', 'redraw', 'persist', 'removeSlot', 'restoreSlot',

@@ -10,6 +10,7 @@ import (
 	"tavern-core/bridge"
 	"tavern-core/chatsurface"
 	"tavern-core/chatsurface/domjs"
+	"tavern-core/protocol"
 )
 
 // The chat surface edge (spec/chatsurface.md). The core decides everything;
@@ -219,13 +220,15 @@ func (e *surfaceEdge) takeThrown() *chatsurface.JSValue {
 	return &chatsurface.JSValue{Ref: ref, ErrorRef: er}
 }
 
-// result decodes a call's classified result: kind | ref<<3, or -1 thrown.
+// result decodes a call's classified result (protocol.ResultRefShift), or
+// the value it threw.
 func (e *surfaceEdge) result(r js.Value) (chatsurface.Return, *chatsurface.JSValue) {
 	n := r.Int()
 	if n < 0 {
 		return chatsurface.Return{}, e.takeThrown()
 	}
-	return chatsurface.Return{Kind: chatsurface.Kind(n & 7), Ref: chatsurface.Ref(n >> 3)}, nil
+	return chatsurface.Return{Kind: chatsurface.Kind(n & (1<<protocol.ResultRefShift - 1)),
+		Ref: chatsurface.Ref(n >> protocol.ResultRefShift)}, nil
 }
 
 // jsError is the JS value of a core error: an *Error's one object, or a
@@ -542,21 +545,13 @@ func (e *surfaceEdge) processorFailed(a []js.Value) any {
 
 // ---- startChatSurfaceExtensions (C133–C139) ----
 
-// Startup steps, shared with js/chat-surface.js.
-const (
-	startDefaults  = iota // the C138 table as frozen JS objects
-	startValidate         // a[1] requirements → call id (C137)
-	startRequired         // a[1] call id, a[2] extension name → bool (C134)
-	startHookError        // a[1] name, a[2] export → throws (C134)
-	startGate             // a[1] call id, a[2] enabled names → throws or nil (C137)
-	startDone             // a[1] call id: forget its requirements
-)
-
+// startup runs one step (protocol.Start*) for the facade's walk: a[1] and
+// a[2] are the step's arguments.
 func (e *surfaceEdge) startup(a []js.Value) any {
 	e.enter(nil)
 	defer e.exit(nil)
 	switch a[0].Int() {
-	case startDefaults:
+	case protocol.StartDefaults:
 		reqs := chatsurface.DefaultRequirements()
 		out := js.Global().Get("Array").New(len(reqs))
 		for i, r := range reqs {
@@ -566,7 +561,7 @@ func (e *surfaceEdge) startup(a []js.Value) any {
 			out.SetIndex(i, o)
 		}
 		return e.fx.Call("freezeDeep", out)
-	case startValidate:
+	case protocol.StartValidate:
 		reqs, err := e.requirements(a[1])
 		if err != nil {
 			return e.fail(err)
@@ -574,15 +569,15 @@ func (e *surfaceEdge) startup(a []js.Value) any {
 		e.nextReqs++
 		e.reqs[e.nextReqs] = reqs
 		return e.nextReqs
-	case startRequired:
+	case protocol.StartRequired:
 		name := ""
 		if a[2].Type() == js.TypeString {
 			name = e.str(a[2])
 		}
 		return chatsurface.Required(name, e.reqs[a[1].Int()])
-	case startHookError:
+	case protocol.StartHookError:
 		return e.fail(chatsurface.ErrHookNotFunction(e.str(a[1]), e.str(a[2])))
-	case startGate:
+	case protocol.StartGate:
 		var names []string
 		for i, n := 0, a[2].Length(); i < n; i++ {
 			if v := a[2].Index(i); v.Type() == js.TypeString {
@@ -592,7 +587,7 @@ func (e *surfaceEdge) startup(a []js.Value) any {
 		if err := e.page.Registry.Gate(names, e.reqs[a[1].Int()]); err != nil {
 			return e.fail(err)
 		}
-	case startDone:
+	case protocol.StartDone:
 		delete(e.reqs, a[1].Int())
 	}
 	return nil
@@ -679,22 +674,6 @@ func (e *surfaceEdge) createHost(a []js.Value) any {
 	return s.id
 }
 
-// Host operation codes, shared with js/chat-surface.js.
-const (
-	opOpen = iota
-	opRender
-	opUpdate
-	opJump
-	opScrollToEnd
-	opHeld
-	opRefresh
-	opReset
-	opDispose
-	opElement
-	opFault
-	opSnapshot
-)
-
 // host finds a live host or a tomb (a disposed host's object names one).
 func (e *surfaceEdge) host(id int) *surfaceHost {
 	if s := e.hosts[id]; s != nil {
@@ -718,11 +697,11 @@ func (e *surfaceEdge) op(a []js.Value) any {
 	h := s.h
 	var err error
 	switch a[1].Int() {
-	case opOpen:
+	case protocol.SurfaceOpen:
 		if err = h.Open(); err == nil && a[4].Truthy() {
 			h.WaitMounted(chatsurface.Wait(a[4].Int()))
 		}
-	case opRender:
+	case protocol.SurfaceRender:
 		o := chatsurface.RenderOptions{}
 		if rep := a[2]; rep.Type() == js.TypeObject {
 			for i, n := 0, rep.Length(); i < n; i++ {
@@ -738,14 +717,14 @@ func (e *surfaceEdge) op(a []js.Value) any {
 		if err = h.Render(o); err == nil && a[4].Truthy() {
 			h.WaitMounted(chatsurface.Wait(a[4].Int()))
 		}
-	case opUpdate:
+	case protocol.SurfaceUpdate:
 		m, _ := e.value(a[2], false)
 		var mounted bool
 		mounted, err = h.UpdateContent(m, a[3].Truthy())
 		if err == nil {
 			return mounted
 		}
-	case opJump:
+	case protocol.SurfaceJump:
 		t, thrown := e.value(a[2], true)
 		if thrown != nil {
 			return e.fail(thrown)
@@ -755,15 +734,15 @@ func (e *surfaceEdge) op(a []js.Value) any {
 		if err == nil {
 			return s.dom.Value(n)
 		}
-	case opScrollToEnd:
+	case protocol.SurfaceScrollToEnd:
 		err = h.ScrollToEnd()
-	case opHeld:
+	case protocol.SurfaceHeld:
 		err = h.SetProjectionHeld(a[2].Truthy())
-	case opRefresh:
+	case protocol.SurfaceRefreshLayout:
 		err = h.RefreshLayout()
-	case opReset:
+	case protocol.SurfaceReset:
 		err = h.ResetEpoch()
-	case opDispose:
+	case protocol.SurfaceDispose:
 		was := h.Snapshot().State == chatsurface.StateDisposed
 		err = h.Dispose()
 		if !was {
@@ -779,15 +758,15 @@ func (e *surfaceEdge) op(a []js.Value) any {
 			}
 			e.fx.Call("disposed", s.id, t.id)
 		}
-	case opElement:
+	case protocol.SurfaceElement:
 		m, _ := e.value(a[2], false)
 		if m.Type != chatsurface.TypeNumber || m.Num != float64(int(m.Num)) || s.dom == nil {
 			return js.Null()
 		}
 		return s.dom.Value(h.MessageElement(int(m.Num)))
-	case opFault:
+	case protocol.SurfaceFault:
 		return e.jsError(h.Fault())
-	case opSnapshot:
+	case protocol.SurfaceSnapshot:
 		return e.snapshot(h)
 	}
 	if err != nil {

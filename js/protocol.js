@@ -1,0 +1,102 @@
+// Generated from tavern-core/protocol by `go test ./protocol -update`: do not edit.
+// Every number Go and JavaScript agree on at the bridge has its one source there.
+
+// value tags of the buffer codec (bridge/codec.go)
+export const TAG = Object.freeze({
+  UNDEFINED: 0,
+  NULL: 1,
+  FALSE: 2,
+  TRUE: 3,
+  NUMBER: 4,
+  STRING: 5,
+  OBJECT: 6,
+  FUNCTION: 7,
+  SYMBOL: 8,
+  BIGINT: 9,
+  RECORD: 10,
+  REF: 11,
+});
+
+// what the facade reports about an object (bridge/codec.go)
+export const BRAND = Object.freeze({
+  PLAIN: 0,
+  SIGNAL: 1,
+  ABORTED_SIGNAL: 2,
+  ARRAY: 3,
+  HANDLE: 4,
+});
+
+// jsvalue.Kind, keyed by typeof (null split out)
+export const KIND = Object.freeze({
+  undefined: 0,
+  null: 1,
+  boolean: 2,
+  number: 3,
+  string: 4,
+  object: 5,
+  function: 6,
+  symbol: 7,
+  bigint: 8,
+});
+
+// fast-lane call results (bridge/errors.go)
+export const STATUS = Object.freeze({
+  OK: 0,
+  FAILED: -1,
+});
+
+// apierr.Class: the JS class an error record is thrown as
+export const CLASS = Object.freeze({
+  TAKEOVER_ERROR: 0,
+  EDITOR_OPS_ERROR: 1,
+  TYPE_ERROR: 2,
+  PLAIN_ERROR: 3,
+  INTERNAL: 4,
+});
+
+// chat surface host operations (protocol/surface.go)
+export const SURFACE_OP = Object.freeze({
+  OPEN: 0,
+  RENDER: 1,
+  UPDATE: 2,
+  JUMP: 3,
+  SCROLL_TO_END: 4,
+  HELD: 5,
+  REFRESH_LAYOUT: 6,
+  RESET: 7,
+  DISPOSE: 8,
+  ELEMENT: 9,
+  FAULT: 10,
+  SNAPSHOT: 11,
+});
+
+// startChatSurfaceExtensions steps (protocol/surface.go)
+export const SURFACE_START = Object.freeze({
+  DEFAULTS: 0,
+  VALIDATE: 1,
+  REQUIRED: 2,
+  HOOK_ERROR: 3,
+  GATE: 4,
+  DONE: 5,
+});
+
+// chatsurface.Class: the constructor a chat surface error is made with
+export const SURFACE_CLASS = Object.freeze({
+  ERROR: 0,
+  TYPE_ERROR: 1,
+  RANGE_ERROR: 2,
+});
+
+// a classified callback result (C5): kind | ref << REF_SHIFT, negative when it threw
+export const RESULT = Object.freeze({
+  UNDEFINED: 0,
+  THENABLE: 1,
+  FUNCTION: 2,
+  DISPOSABLE: 3,
+  OTHER: 4,
+});
+
+// the bit layout of a classified result
+export const RESULT_LAYOUT = Object.freeze({
+  REF_SHIFT: 3,
+});

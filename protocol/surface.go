@@ -1,0 +1,31 @@
+package protocol
+
+// Chat surface host operations: js/chat-surface.js calls op(host, code, …).
+const (
+	SurfaceOpen = iota
+	SurfaceRender
+	SurfaceUpdate
+	SurfaceJump
+	SurfaceScrollToEnd
+	SurfaceHeld
+	SurfaceRefreshLayout
+	SurfaceReset
+	SurfaceDispose
+	SurfaceElement
+	SurfaceFault
+	SurfaceSnapshot
+)
+
+// Steps of startChatSurfaceExtensions (C133–C139) the facade asks Go for.
+const (
+	StartDefaults  = iota // the C138 table as frozen JS objects
+	StartValidate         // requirements → call id (C137)
+	StartRequired         // call id, extension name → bool (C134)
+	StartHookError        // name, export → throws (C134)
+	StartGate             // call id, enabled names → throws or nothing (C137)
+	StartDone             // call id: forget its requirements
+)
+
+// A classified callback result (C5) crosses as kind | ref<<ResultRefShift;
+// a negative result means the call threw.
+const ResultRefShift = 3
