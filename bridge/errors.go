@@ -1,7 +1,7 @@
 package bridge
 
 import (
-	"runtime/debug"
+	"runtime"
 	"strings"
 
 	"tavern-core/apierr"
@@ -32,7 +32,9 @@ func Contain(status *int32) {
 	}
 }
 
-// Internal describes a recovered panic.
+// Internal describes a recovered panic: the one formatter for both
+// binaries (a JS exception surfacing through syscall/js is an error whose
+// text names it).
 func Internal(r any) *apierr.Error {
 	msg := "tavern-core internal error: "
 	switch v := r.(type) {
@@ -44,7 +46,9 @@ func Internal(r any) *apierr.Error {
 		msg += "panic"
 	}
 	// The first frames below the panic tell a maintainer where it was.
-	stack := string(debug.Stack())
+	// runtime.Stack, not runtime/debug: that package links fmt, os and time.
+	b := make([]byte, 4096)
+	stack := string(b[:runtime.Stack(b, false)])
 	if i := strings.Index(stack, "panic("); i >= 0 {
 		stack = stack[i:]
 	}

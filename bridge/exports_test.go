@@ -6,6 +6,7 @@ import (
 	"syscall/js"
 	"testing"
 
+	"tavern-core/apierr"
 	"tavern-core/jsvalue"
 )
 
@@ -50,5 +51,38 @@ func TestStringThroughSyscallJSIsLossy(t *testing.T) {
 	Write([]uint16{0xD83D})
 	if Buf()[0] != 0xD83D {
 		t.Fatal("buffer")
+	}
+}
+
+// A panic in a slow-lane callback (issue 13: the scroll listener) is
+// contained: the callback returns onPanic's value, and with no onPanic it
+// returns undefined; the program keeps running either way.
+func TestFuncOfContainsPanics(t *testing.T) {
+	var got *apierr.Error
+	f := FuncOf(func(js.Value, []js.Value) any {
+		var m map[string]int
+		//lint:ignore SA5000 a real runtime panic
+		m["x"] = 1
+		return 1
+	}, func(err *apierr.Error) any { got = err; return "contained" })
+	defer f.Release()
+	if r := f.Invoke(); r.String() != "contained" || got == nil || got.Code != "internal" {
+		t.Fatalf("result %v, error %v", r, got)
+	}
+	// A JS exception surfacing through syscall/js is a panic too.
+	thrower := js.Global().Get("Function").New("throw new Error('host says no')")
+	g := FuncOf(func(js.Value, []js.Value) any { thrower.Invoke(); return 1 }, nil)
+	defer g.Release()
+	if r := g.Invoke(); !r.IsUndefined() {
+		t.Fatalf("result %v", r)
+	}
+	// onPanic itself panicking is contained as well.
+	h := FuncOf(func(js.Value, []js.Value) any { panic("first") }, func(*apierr.Error) any { panic("second") })
+	defer h.Release()
+	if r := h.Invoke(); !r.IsUndefined() {
+		t.Fatalf("result %v", r)
+	}
+	if msg := jsvalue.GoString(got.Message); msg != "tavern-core internal error: assignment to entry in nil map" {
+		t.Fatalf("message %q", msg)
 	}
 }

@@ -107,6 +107,18 @@ export class Core {
   /** The encoded length, for the export that reads it. */
   flush() { return this.pos; }
 
+  /**
+   * Write all of s into the shared buffer (grown as needed) and return its
+   * length; Go reads the units at its buffer's address afterwards. The slow
+   * lane's exact string read (bridge.String) calls this.
+   */
+  writeStr(s) {
+    const n = s.length;
+    const u = this.view(n);
+    for (let i = 0; i < n; i++) u[i] = s.charCodeAt(i);
+    return n;
+  }
+
   /** Write a string's first n units at addr (Go reserved the room). */
   writeAt(addr, s, n) {
     const m = Math.min(n, s.length);

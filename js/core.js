@@ -62,6 +62,10 @@ export async function instantiate(options = {}) {
   core.takeoverHost = createTakeoverHostApi(core);
   let ready = false;
   globalThis.__tavernCoreBoot = {
+    bridge: { // bridge/slowlane.go
+      str: (v) => core.writeStr(typeof v === 'string' ? v : String(v)),
+      text: (n) => core.string(core.ex.tc_buf(n), n),
+    },
     chatSurface: (core.surface = { FAIL: Object.freeze({}), INTERNAL: Object.freeze({}) }), // filled by chat-surface.js
     takeover: core.takeoverFx,
     ops: core.opsFx,

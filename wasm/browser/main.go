@@ -9,12 +9,15 @@ package main
 
 import (
 	"syscall/js"
+
+	"tavern-core/bridge"
 )
 
 func main() {
 	g := js.Global()
 	boot := g.Get("__tavernCoreBoot")
 	g.Delete("__tavernCoreBoot")
+	bridge.SetHelpers(boot.Get("bridge"))
 	takeoverFx = newTakeoverEdge(boot.Get("takeover"))
 	newOpsEdge(boot.Get("ops"))
 	newSurfaceEdge(boot.Get("chatSurface"))

@@ -1,0 +1,65 @@
+package jsvalue
+
+import (
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// WTF-8 is UTF-8 that may also encode lone surrogates (as their 3-byte
+// form). A core that keeps JS text as Go strings (chatsurface) uses it, so
+// every JS string, ill-formed ones included, round-trips exactly.
+
+// WTF8 converts code units to WTF-8.
+func WTF8(u []uint16) string {
+	ascii := true
+	for _, c := range u {
+		if c >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		b := make([]byte, len(u))
+		for i, c := range u {
+			b[i] = byte(c)
+		}
+		return string(b)
+	}
+	b := make([]byte, 0, len(u)+len(u)/2)
+	for i := 0; i < len(u); i++ {
+		c := rune(u[i])
+		if utf16.IsSurrogate(c) {
+			if c < 0xDC00 && i+1 < len(u) && u[i+1] >= 0xDC00 && u[i+1] < 0xE000 {
+				b = utf8.AppendRune(b, utf16.DecodeRune(c, rune(u[i+1])))
+				i++
+				continue
+			}
+			b = append(b, byte(0xE0|c>>12), byte(0x80|(c>>6)&0x3F), byte(0x80|c&0x3F))
+			continue
+		}
+		b = utf8.AppendRune(b, c)
+	}
+	return string(b)
+}
+
+// FromWTF8 converts WTF-8 back to code units.
+func FromWTF8(s string) []uint16 {
+	out := make([]uint16, 0, len(s))
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < 0x80 {
+			out = append(out, uint16(c))
+			i++
+			continue
+		}
+		if c == 0xED && i+2 < len(s) && s[i+1] >= 0xA0 { // an encoded lone surrogate
+			out = append(out, uint16(c&0x0F)<<12|uint16(s[i+1]&0x3F)<<6|uint16(s[i+2]&0x3F))
+			i += 3
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		out = utf16.AppendRune(out, r)
+		i += n
+	}
+	return out
+}
