@@ -111,6 +111,16 @@ func (h *Host) setFault(err error) {
 	h.js.OnFault(h.fault)
 }
 
+// Abandon ends whatever operation was running when the bridge caught a
+// panic under it (a Go bug, or a host object the bridge could not read): the
+// epoch faults with err and the host takes calls again, so resetEpoch() or
+// dispose() recovers it and nothing stays wedged.
+func (h *Host) Abandon(err error) {
+	h.label = ""
+	h.proc.pumping = false
+	h.setFault(err)
+}
+
 // fail faults with err and returns it, for `return h.fail(err)`.
 func (h *Host) fail(err error) error {
 	h.setFault(err)

@@ -67,24 +67,11 @@ function call(fn, ...args) {
   try { return classify(fn.call(undefined, ...args)); } catch (e) { recordThrow(e); return -1; }
 }
 
-// ---- strings into Go's buffer (exact UTF-16) ----
-let strPending = '';
-function writeStr(s, addr, room) {
-  strPending = s;
-  if (s.length <= room) fx.flushStr(addr);
-  return s.length;
-}
-fx.flushStr = (addr) => {
-  const s = strPending;
-  const u = core.read(addr, s.length);
-  for (let i = 0; i < s.length; i++) u[i] = s.charCodeAt(i);
-  strPending = '';
-};
-fx.str = (s, addr, room) => writeStr(s, addr, room);
-fx.toStr = (v, addr, room) => {
+// ---- String(v) into Go's buffer (exact UTF-16; a throw is kept, C6) ----
+fx.toStr = (v) => {
   let s;
   try { s = String(v); } catch (e) { recordThrow(e); return -1; }
-  return writeStr(s, addr, room);
+  return core.writeStr(s);
 };
 // C85 in one crossing: each root's rect and raw margins into Go's buffer
 // (see domjs.SetBoxReader); -needed when the room is short. Go parses.
@@ -213,9 +200,9 @@ fx.materialize = (h, id, mesid) => {
   const H = hosts.get(h);
   try { return H.materialize.call(undefined, messageOf(H, id, mesid), mesid); } catch (e) { recordThrow(e); return FAIL; }
 };
-fx.format = (h, id, mesid) => {
+fx.format = (h, id, mesid) => { // the HTML's length in Go's buffer, exactly; -1 when it threw
   const H = hosts.get(h);
-  try { return String(H.formatMessage.call(undefined, messageOf(H, id, mesid), mesid)); } catch (e) { recordThrow(e); return FAIL; }
+  try { return core.writeStr(String(H.formatMessage.call(undefined, messageOf(H, id, mesid), mesid))); } catch (e) { recordThrow(e); return -1; }
 };
 fx.prepare = (h, hook, mesid, content, seq, pidx) => {
   const claims = Object.freeze({

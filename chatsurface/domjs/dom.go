@@ -148,8 +148,10 @@ func New(root js.Value, managed bool, h Handlers) *DOM {
 	return d
 }
 
+// fn makes a listener or observer callback: contained (bridge.FuncOf), so a
+// failure under a notification never ends the Go program.
 func (d *DOM) fn(f func(args []js.Value)) js.Func {
-	jf := js.FuncOf(func(_ js.Value, args []js.Value) any { f(args); return nil })
+	jf := bridge.FuncOf(func(_ js.Value, args []js.Value) any { f(args); return nil }, nil)
 	d.fns = append(d.fns, jf)
 	return jf
 }
@@ -333,17 +335,21 @@ func (d *DOM) QueryFirst(n chatsurface.Node, s chatsurface.Selector) chatsurface
 	return d.scratchID(d.v(n).Call("querySelector", d.sel(s)))
 }
 
-func (d *DOM) TagName(n chatsurface.Node) string { return d.v(n).Get("localName").String() }
+func (d *DOM) TagName(n chatsurface.Node) string { return bridge.WTF8(d.v(n).Get("localName")) }
 
+// Strings read from and written to the DOM cross exactly (bridge.WTF8,
+// bridge.TextWTF8): markup and attributes keep lone surrogates.
 func (d *DOM) Attr(n chatsurface.Node, name string) (string, bool) {
 	v := d.v(n).Call("getAttribute", d.str(name))
 	if v.Type() != js.TypeString {
 		return "", false
 	}
-	return v.String(), true
+	return bridge.WTF8(v), true
 }
 
-func (d *DOM) SetAttr(n chatsurface.Node, name, value string) { d.el(n).SetAttribute(name, value) }
+func (d *DOM) SetAttr(n chatsurface.Node, name, value string) {
+	d.v(n).Call("setAttribute", d.str(name), bridge.TextWTF8(value))
+}
 func (d *DOM) RemoveAttr(n chatsurface.Node, name string)     { d.el(n).RemoveAttribute(name) }
 
 func (d *DOM) SetClass(n chatsurface.Node, class string, on bool) {
@@ -368,12 +374,9 @@ func (d *DOM) InsertBefore(parent, n, ref chatsurface.Node) {
 
 func (d *DOM) Remove(n chatsurface.Node) { d.v(n).Call("remove") }
 
-// InnerHTML and SetInnerHTML carry HTML through syscall/js (UTF-8): a lone
-// surrogate in markup becomes U+FFFD, which the HTML parser would not keep
-// meaningfully anyway.
-func (d *DOM) InnerHTML(n chatsurface.Node) string { return d.v(n).Get("innerHTML").String() }
+func (d *DOM) InnerHTML(n chatsurface.Node) string { return bridge.WTF8(d.v(n).Get("innerHTML")) }
 
-func (d *DOM) SetInnerHTML(n chatsurface.Node, html string) { d.v(n).Set("innerHTML", html) }
+func (d *DOM) SetInnerHTML(n chatsurface.Node, html string) { d.v(n).Set("innerHTML", bridge.TextWTF8(html)) }
 
 func (d *DOM) MoveChildren(from, to chatsurface.Node) {
 	f, t := d.v(from), d.v(to)
@@ -383,7 +386,7 @@ func (d *DOM) MoveChildren(from, to chatsurface.Node) {
 	}
 }
 
-func (d *DOM) SetText(n chatsurface.Node, text string) { d.el(n).SetTextContent(text) }
+func (d *DOM) SetText(n chatsurface.Node, text string) { d.v(n).Set("textContent", bridge.TextWTF8(text)) }
 
 func (d *DOM) InlineStyle(n chatsurface.Node, prop string) string {
 	return d.el(n).Style().GetPropertyValue(prop)

@@ -4,12 +4,12 @@ package main
 
 import (
 	"syscall/js"
-	"unicode/utf16"
-	"unicode/utf8"
 
+	"tavern-core/apierr"
 	"tavern-core/bridge"
 	"tavern-core/chatsurface"
 	"tavern-core/chatsurface/domjs"
+	"tavern-core/jsvalue"
 	"tavern-core/protocol"
 )
 
@@ -75,17 +75,10 @@ func newSurfaceEdge(fx js.Value) {
 		reqs: map[int][]chatsurface.Requirement{}, page: chatsurface.NewPage(), hosts: map[int]*surfaceHost{}, tombs: map[tombKey]*surfaceHost{}, memo: map[*chatsurface.Error]js.Value{}}
 	surface = e
 	domjs.SetHelpers(fx)
+	// A contained panic leaves its record for tc_err; the facade throws it.
+	onPanic := func(err *apierr.Error) any { bridge.Fail(err); return e.internal }
 	set := func(name string, f func(args []js.Value) any) {
-		fx.Set(name, js.FuncOf(func(_ js.Value, args []js.Value) (ret any) {
-			var st int32
-			defer func() {
-				if st != bridge.OK {
-					ret = e.internal
-				}
-			}()
-			defer bridge.Contain(&st)
-			return f(args)
-		}))
+		fx.Set(name, bridge.FuncOf(func(_ js.Value, args []js.Value) any { return f(args) }, onPanic))
 	}
 	set("install", e.install)
 	set("managed", func([]js.Value) any { return e.page.Managed() })
@@ -114,62 +107,20 @@ func newSurfaceEdge(fx js.Value) {
 
 // ---- text ----
 
-// wtf8 converts UTF-16 code units to WTF-8 (lone surrogates kept as their
-// 3-byte encoding), the core's string form.
-func wtf8(u []uint16) string {
-	b := make([]byte, 0, len(u))
-	for i := 0; i < len(u); i++ {
-		c := rune(u[i])
-		if utf16.IsSurrogate(c) && c < 0xDC00 && i+1 < len(u) && u[i+1] >= 0xDC00 && u[i+1] < 0xE000 {
-			b = utf8.AppendRune(b, utf16.DecodeRune(c, rune(u[i+1])))
-			i++
-			continue
-		}
-		if utf16.IsSurrogate(c) {
-			b = append(b, byte(0xE0|c>>12), byte(0x80|(c>>6)&0x3F), byte(0x80|c&0x3F))
-			continue
-		}
-		b = utf8.AppendRune(b, c)
-	}
-	return string(b)
-}
-
-// units converts WTF-8 back to UTF-16 code units.
-func units(s string) []uint16 {
-	out := make([]uint16, 0, len(s))
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c == 0xED && i+2 < len(s) && s[i+1] >= 0xA0 { // an encoded lone surrogate
-			out = append(out, uint16(c&0x0F)<<12|uint16(s[i+1]&0x3F)<<6|uint16(s[i+2]&0x3F))
-			i += 3
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		out = utf16.AppendRune(out, r)
-		i += n
-	}
-	return out
-}
-
-// text reads a string exactly: the facade's fn (str: a string as is; toStr:
-// String(v)) writes its code units into the shared buffer at the address Go
-// gives, or only reports the length when the room is short, and then
-// flushStr writes the same string once Go has grown the buffer. ok is false
-// when the conversion threw.
-func (e *surfaceEdge) text(fn string, v js.Value) (s string, ok bool) {
-	room := len(bridge.Buf())
-	n := e.fx.Call(fn, v, bridge.Addr(), room).Int()
+// toStr reads String(v) exactly (bridge.String's helper, through the
+// facade so that a throwing conversion is caught and its value kept by
+// identity, C6); ok is false when it threw.
+func (e *surfaceEdge) toStr(v js.Value) (s string, ok bool) {
+	n := e.fx.Call("toStr", v).Int()
 	if n < 0 {
 		return "", false
 	}
-	if n > room {
-		bridge.Reserve(n)
-		e.fx.Call("flushStr", bridge.Addr())
-	}
-	return wtf8(bridge.Buf()[:n]), true
+	return jsvalue.WTF8(bridge.Buf()[:n]), true
 }
 
-func (e *surfaceEdge) str(v js.Value) string { s, _ := e.text("str", v); return s }
+func (e *surfaceEdge) str(v js.Value) string { return bridge.WTF8(v) }
+
+func units(s string) []uint16 { return jsvalue.FromWTF8(s) }
 
 // ---- values and errors ----
 
@@ -199,7 +150,7 @@ func (e *surfaceEdge) value(v js.Value, withStr bool) (chatsurface.Value, *chats
 		}
 	}
 	if withStr || out.Type == chatsurface.TypeString {
-		str, ok := e.text("toStr", v)
+		str, ok := e.toStr(v)
 		if !ok {
 			return out, e.takeThrown()
 		}
@@ -271,7 +222,17 @@ func (e *surfaceEdge) enter(s *surfaceHost) {
 	}
 }
 
+// exit is always deferred: a panic under the call abandons the host's
+// operation (Host.Abandon) before it goes on to the entry's containment, so
+// the host is faulted, not wedged.
 func (e *surfaceEdge) exit(s *surfaceHost) {
+	if r := recover(); r != nil {
+		if s != nil && s.h != nil {
+			s.h.Abandon(&chatsurface.Error{Class: chatsurface.ClassError, Code: "internal",
+				Message: jsvalue.WTF8(bridge.Internal(r).Message)})
+		}
+		defer panic(r)
+	}
 	if s != nil && s.dom != nil {
 		s.dom.End()
 	}
@@ -745,7 +706,8 @@ func (e *surfaceEdge) op(a []js.Value) any {
 	case protocol.SurfaceDispose:
 		was := h.Snapshot().State == chatsurface.StateDisposed
 		err = h.Dispose()
-		if !was {
+		// A dispose refused as reentrant (C109) leaves the host as it was.
+		if !was && h.Snapshot().State == chatsurface.StateDisposed {
 			s.dom.Close()
 			s.dom = nil
 			delete(e.hosts, s.id)
@@ -916,11 +878,11 @@ func (c *surfaceCallbacks) Materialize(msg chatsurface.MessageID, mesid int) (ch
 }
 
 func (c *surfaceCallbacks) FormatMessage(msg chatsurface.MessageID, mesid int) (string, *chatsurface.JSValue) {
-	r := c.e.fx.Call("format", c.host, int(msg), mesid)
-	if r.Equal(c.e.failMark) {
+	n := c.e.fx.Call("format", c.host, int(msg), mesid).Int()
+	if n < 0 {
 		return "", c.e.takeThrown()
 	}
-	return r.String(), nil
+	return jsvalue.WTF8(bridge.Buf()[:n]), nil
 }
 
 func (c *surfaceCallbacks) NewSignal() chatsurface.Signal {

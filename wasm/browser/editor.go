@@ -8,6 +8,8 @@ import (
 
 	"honnef.co/go/js/dom/v2"
 
+	"tavern-core/apierr"
+	"tavern-core/bridge"
 	"tavern-core/msgeditor"
 )
 
@@ -42,24 +44,14 @@ func newEditorEdge(boot js.Value) {
 	boot.Set("mount", guarded(editor.mount))
 }
 
-// guarded wraps a slow-lane entry: a Go panic becomes a returned
-// {internal: message} object and the module keeps working.
+// guarded wraps a slow-lane entry (bridge.FuncOf): a Go panic is logged and
+// becomes a returned {internal: message} object; the module keeps working.
 func guarded(f func(args []js.Value) any) js.Func {
-	return js.FuncOf(func(_ js.Value, args []js.Value) (ret any) {
-		defer func() {
-			if r := recover(); r != nil {
-				msg := "tavern-core internal error: panic"
-				switch v := r.(type) {
-				case error:
-					msg = "tavern-core internal error: " + v.Error()
-				case string:
-					msg = "tavern-core internal error: " + v
-				}
-				js.Global().Get("console").Call("error", msg)
-				ret = map[string]any{"internal": msg}
-			}
-		}()
-		return f(args)
+	return bridge.FuncOf(func(_ js.Value, args []js.Value) any { return f(args) }, func(err *apierr.Error) any {
+		bridge.Report(err)
+		o := js.Global().Get("Object").New()
+		o.Set("internal", bridge.Text(err.Message))
+		return o
 	})
 }
 
@@ -100,10 +92,10 @@ func (e *editorEdge) mount(args []js.Value) any {
 			m.do(m.w.Refresh())
 		}
 	})
-	obs := js.FuncOf(func(js.Value, []js.Value) any {
+	obs := bridge.FuncOf(func(js.Value, []js.Value) any {
 		m.safe(m.onMutation)
 		return nil
-	})
+	}, nil)
 	m.funcs = append(m.funcs, obs)
 	m.observer = js.Global().Get("MutationObserver").New(obs)
 	m.observer.Call("observe", m.root.Underlying(), map[string]any{"childList": true, "subtree": true})
@@ -147,10 +139,10 @@ func (m *editorMount) listen(typ string, f func(js.Value)) { m.listenOn(m.root.U
 // wraps every event through a constructor switch that links every event
 // type into the module.
 func (m *editorMount) listenOn(target js.Value, typ string, f func(js.Value)) {
-	fn := js.FuncOf(func(_ js.Value, args []js.Value) any {
+	fn := bridge.FuncOf(func(_ js.Value, args []js.Value) any {
 		m.safe(func() { f(args[0]) })
 		return nil
-	})
+	}, nil)
 	target.Call("addEventListener", typ, fn)
 	m.funcs = append(m.funcs, fn)
 	m.unlisten = append(m.unlisten, func() { target.Call("removeEventListener", typ, fn) })
@@ -181,24 +173,9 @@ func query(root *elem, sel string) *elem { return wrapEl(root.Underlying().Call(
 
 // safe runs an event handler; a panic is reported and contained.
 func (m *editorMount) safe(f func()) {
-	defer func() {
-		if r := recover(); r != nil {
-			js.Global().Get("console").Call("error", "tavern-core message editor: internal error", js.ValueOf(strconv.Quote(toString(r))))
-		}
-	}()
 	if !m.dead {
-		f()
+		bridge.Guard(f, nil)
 	}
-}
-
-func toString(r any) string {
-	switch v := r.(type) {
-	case error:
-		return v.Error()
-	case string:
-		return v
-	}
-	return "panic"
 }
 
 // do sends the requests, redraws, and settles finished programmatic calls.
@@ -593,7 +570,7 @@ func (m *editorMount) editorCard(seq int, v msgeditor.RowView, keep *elem, r *ro
 	if fresh {
 		// Focus once the card is in the document (next microtask).
 		var focus js.Func
-		focus = js.FuncOf(func(js.Value, []js.Value) any {
+		focus = bridge.FuncOf(func(js.Value, []js.Value) any {
 			focus.Release()
 			m.safe(func() {
 				if ta.Underlying().Get("isConnected").Bool() {
@@ -603,7 +580,7 @@ func (m *editorMount) editorCard(seq int, v msgeditor.RowView, keep *elem, r *ro
 				}
 			})
 			return nil
-		})
+		}, nil)
 		js.Global().Call("queueMicrotask", focus)
 	}
 	return card
