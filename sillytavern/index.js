@@ -1,0 +1,79 @@
+// tavern-core as a SillyTavern third-party extension.
+//
+// The manifest declares `"hooks": {"activate": "activate"}` and a very low
+// loading_order: SillyTavern then imports this module (waiting for its
+// top-level await) and calls activate() before it evaluates any later
+// extension. So by the time another extension's module runs, the core is
+// loaded, window.__TAURITAVERN__.api.chatSurface is installed and every
+// getContext() result carries the takeover API.
+//
+// The core is imported dynamically so that a failure to load it (a missing
+// or broken tavern-core.wasm) still leaves SillyTavern working and the
+// settings panel able to say what went wrong.
+import {
+  activateSendButtons, addOneMessage, chat, cleanUpMessage, deleteLastMessage, deleteMessage, eventSource,
+  event_types, getCurrentChatId, hideSwipeButtons, isStreamingEnabled, saveChatConditional, saveReply,
+  saveSettingsDebounced, scrollChatToBottom, syncMesToSwipe, triggerAutoContinue, updateMessageBlock,
+  updateSwipeCounter,
+} from '../../../../script.js';
+import { extension_settings } from '../../../extensions.js';
+import { installSillyTavernTakeover } from './takeover.js';
+import { mountSettingsPanel } from './settings.js';
+
+const FOLDER = decodeURIComponent(new URL('.', import.meta.url).pathname.split('/').filter(Boolean).pop());
+const DEFAULTS = Object.freeze({ takeover: true, chatSurface: 'static' });
+
+const settings = (extension_settings[FOLDER] = { ...DEFAULTS, ...(extension_settings[FOLDER] ?? {}) });
+
+/** What the settings panel reports; also `globalThis.__tavernCoreExtension` for diagnostics. */
+export const status = {
+  folder: FOLDER,
+  version: null,
+  loaded: false,
+  error: null,
+  chatSurface: null,
+  takeover: false,
+};
+globalThis.__tavernCoreExtension = status;
+
+const st = {
+  chat, eventSource, event_types, activateSendButtons, addOneMessage, cleanUpMessage, deleteLastMessage,
+  deleteMessage, getCurrentChatId, hideSwipeButtons, isStreamingEnabled, saveChatConditional, saveReply,
+  scrollChatToBottom, syncMesToSwipe, triggerAutoContinue, updateMessageBlock, updateSwipeCounter,
+};
+
+try {
+  const [surface, takeoverHost, takeover] = await Promise.all([
+    import('./lib/chat-surface.js'),
+    import('./lib/takeover-host.js'),
+    import('./lib/message-takeover.js'),
+  ]);
+  // Static mode: SillyTavern renders the chat itself, so chat-surface-aware
+  // extensions keep their own renderers (isManagedOwnershipRequired() is false).
+  surface.installChatSurfaceApi(globalThis, { managed: false });
+  status.chatSurface = 'static';
+  installSillyTavernTakeover({
+    st,
+    core: {
+      runTakeover: takeoverHost.runTakeover,
+      installTakeoverContext: takeoverHost.installTakeoverContext,
+      createMessageEditorHandle: takeover.createMessageEditorHandle,
+      TakeoverError: takeover.TakeoverError,
+    },
+    enabled: () => settings.takeover !== false,
+  });
+  status.takeover = true;
+  status.loaded = true;
+} catch (e) {
+  status.error = e;
+  console.error('[tavern-core] the core did not load; SillyTavern runs without it', e);
+}
+
+/** The manifest's activate hook: everything above has run by now. */
+export async function activate() {
+  try {
+    const res = await fetch(new URL('./manifest.json', import.meta.url));
+    status.version = (await res.json()).version ?? null;
+  } catch { /* the panel shows "unknown" */ }
+  mountSettingsPanel({ status, settings, save: saveSettingsDebounced, readme: new URL('./README.md', import.meta.url).href });
+}

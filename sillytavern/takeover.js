@@ -1,0 +1,246 @@
+// Message takeover in vanilla SillyTavern, without a core patch.
+//
+// SillyTavern 1.18 has no takeover hook, but it runs every extension's
+// `generate_interceptor` inside Generate() (not for dry runs), awaits it, and
+// lets it stop the normal path with abort(true). tavern-core's interceptor
+// hands the turn to runTakeover (the Go driver): it emits
+// GENERATE_TAKEOVER_DISPATCH on SillyTavern's own eventSource; an unclaimed
+// turn returns untouched and SillyTavern carries on; a claimed one stops the
+// normal path and is driven to its end with SillyTavern's own functions as
+// the host (saveReply, updateMessageBlock, saveChatConditional,
+// deleteLastMessage, activateSendButtons, cleanUpMessage). The Stop button's
+// GENERATION_STOPPED aborts the dispatch signal. Every routing decision is the
+// driver's; this file only maps host callbacks onto SillyTavern.
+
+export const INTERCEPTOR = 'tavernCoreGenerateInterceptor';
+
+/**
+ * @param {object} o
+ * @param {object} o.st         SillyTavern's functions and state (see index.js)
+ * @param {object} o.core       { runTakeover, installTakeoverContext, createMessageEditorHandle, TakeoverError }
+ * @param {() => boolean} o.enabled   the settings toggle, read per turn
+ */
+export function installSillyTavernTakeover({ st, core, enabled }) {
+  const { chat, eventSource, event_types: ev } = st;
+  exposeContext(st, core);
+
+  let generation = 0; // bumped by every dispatched turn; older takeovers go stale (T61)
+  let current = null; // the turn whose interceptor call is still waiting
+  let started = null; // the newest real GENERATION_STARTED: its options and the reply regenerate removes
+
+  eventSource.on(ev.GENERATION_STARTED, (type, options, dryRun) => {
+    if (dryRun) return;
+    // Generate('regenerate') deletes the last reply before interceptors run;
+    // remember it so the dispatch sees the slot the seed's plugins read.
+    const last = chat[chat.length - 1];
+    started = { options: options ?? {}, removed: type === 'regenerate' && last && !last.is_user ? last : null };
+  });
+  eventSource.on(ev.GENERATION_STOPPED, () => current?.stop());
+
+  globalThis[INTERCEPTOR] = async function tavernCoreGenerateInterceptor(coreChat, contextSize, abort, type) {
+    if (!enabled()) return;
+    const kind = type ?? 'normal';
+    const start = started;
+    started = null;
+    const controller = new AbortController();
+    let release;
+    const released = new Promise((r) => { release = r; });
+    const turn = { stop() { controller.abort(); release(); }, autoContinue: null };
+    const token = { turn: 0, chatId: st.getCurrentChatId() };
+    let claimed = false;
+    let onClaim;
+    const claim = new Promise((r) => { onClaim = r; });
+
+    // regenerate: put the removed reply back while listeners look, so
+    // chat[chat.length - 1] is the slot being regenerated (T53).
+    let restored = null;
+    if (kind === 'regenerate' && start?.removed && !chat.includes(start.removed)) {
+      restored = start.removed;
+      chat.push(restored);
+    }
+    const host = sillyTavernHost({
+      st, type: kind, restored, turn,
+      onClaimed() {
+        claimed = true;
+        token.turn = ++generation;
+        onClaim();
+      },
+      isCurrentGeneration: (t) => t.turn === generation && st.getCurrentChatId() === t.chatId,
+    });
+    const init = {
+      type: kind,
+      isContinue: kind === 'continue',
+      forceName2: !!start?.options?.force_name2,
+      isStreamingEnabled: st.isStreamingEnabled(),
+      finalPrompt: null, // not assembled yet when interceptors run (docs/sillytavern.md)
+      generateData: { chat: coreChat, contextSize },
+      abortSignal: controller.signal,
+      dryRun: false,
+      generationToken: token,
+    };
+    current = turn;
+    const run = runTakeover(core, init, host);
+    const first = await Promise.race([run, claim]);
+    if (!claimed) {
+      if (restored) {
+        const i = chat.lastIndexOf(restored);
+        if (i >= 0) chat.splice(i, 1);
+      }
+      if (first?.dispatched) generation++;
+      if (current === turn) current = null;
+      return; // SillyTavern's normal path, untouched
+    }
+    abort(true);
+    // The turn ends when the driver is done, or when the user presses Stop:
+    // a plugin that ignores the signal must not keep the UI locked.
+    await Promise.race([run, released]);
+    if (current === turn) current = null;
+    if (turn.autoContinue !== null) {
+      const text = turn.autoContinue;
+      // After Generate() has unblocked, as SillyTavern does after a stream.
+      setTimeout(() => st.triggerAutoContinue(text, false), 0);
+    }
+  };
+}
+
+function runTakeover(core, init, host) {
+  return core.runTakeover(init, host).catch((e) => {
+    console.error('[tavern-core] runTakeover failed', e);
+    return { dispatched: false, claimed: false };
+  });
+}
+
+/**
+ * GENERATE_TAKEOVER_DISPATCH, createMessageEditorHandle and TakeoverError on
+ * every getContext() result (T69, T70): SillyTavern.getContext() is wrapped
+ * so each fresh object gets them as own properties; the eventTypes object is
+ * SillyTavern's shared event_types, so the constant is on every result and
+ * on event_types too; and the getContext() extensions import from
+ * scripts/extensions.js, which cannot be wrapped, is covered by an accessor
+ * on Object.prototype that answers only for objects carrying SillyTavern's
+ * eventSource and event_types (docs/sillytavern.md explains why).
+ */
+function exposeContext(st, core) {
+  const { installTakeoverContext, createMessageEditorHandle, TakeoverError } = core;
+  installTakeoverContext({ eventTypes: st.event_types });
+  const ST = globalThis.SillyTavern;
+  const original = ST.getContext;
+  const getContext = function getContext(...args) {
+    return installTakeoverContext(original.apply(this, args));
+  };
+  ST.getContext = getContext;
+  // The seed's and Luker's examples call Luker.getContext().
+  if (globalThis.Luker === undefined) globalThis.Luker = { getContext };
+  const isContext = (o) => o !== null && typeof o === 'object' && Object.getPrototypeOf(o) === Object.prototype
+    && Object.hasOwn(o, 'eventSource') && o.eventSource === st.eventSource && o.eventTypes === st.event_types;
+  for (const [key, value] of [['createMessageEditorHandle', createMessageEditorHandle], ['TakeoverError', TakeoverError]]) {
+    if (key in Object.prototype) continue;
+    Object.defineProperty(Object.prototype, key, {
+      configurable: true,
+      enumerable: false,
+      get() { return isContext(this) ? value : undefined; },
+      set(v) { Object.defineProperty(this, key, { value: v, writable: true, enumerable: true, configurable: true }); },
+    });
+  }
+}
+
+/**
+ * runTakeover's host (T53) over SillyTavern. Slot ids are chat indices.
+ */
+function sillyTavernHost({ st, type, restored, turn, onClaimed, isCurrentGeneration }) {
+  const { chat, eventSource, event_types: ev } = st;
+  let swipeBefore = null; // the swipe count before the placeholder swipe
+
+  const message = (id) => chat[id];
+  const redrawNow = (id) => {
+    const m = message(id);
+    if (m) st.updateMessageBlock(id, m);
+    return m;
+  };
+
+  return {
+    eventTypes: ev,
+    emit: (name, ...args) => eventSource.emit(name, ...args),
+    onClaimed,
+    isCurrentGeneration,
+
+    async acquirePlaceholder(t) {
+      const last = chat.length - 1;
+      if (t === 'continue' && last >= 0) return last; // the slot is the message being continued
+      if (t === 'regenerate' && restored && chat[last] === restored) {
+        st.addOneMessage(restored); // SillyTavern removed its block; the slot is drawn again
+      } else {
+        if (t === 'swipe' && last >= 0) swipeBefore = chat[last].swipes?.length ?? null;
+        // What StreamingProcessor does for a streamed reply: a '...' message
+        // (normal, regenerate) or a new swipe on the last one (swipe).
+        await st.saveReply({ type: t, getMessage: '...', fromStreaming: true });
+      }
+      st.hideSwipeButtons({ hideCounters: true });
+      st.scrollChatToBottom({ waitForFrame: true });
+      return chat.length - 1;
+    },
+
+    readSlot(id) {
+      const m = message(id);
+      return { text: m?.mes ?? '', reasoning: m?.extra?.reasoning ?? '' };
+    },
+
+    writeSlot(id, text, reasoning) {
+      const m = message(id);
+      if (!m) return;
+      m.mes = text;
+      if (!m.extra || typeof m.extra !== 'object') m.extra = {};
+      m.extra.reasoning = reasoning;
+      st.syncMesToSwipe(id);
+    },
+
+    // Live redraws emit what a streamed reply emits, plus MESSAGE_UPDATED
+    // as Luker does.
+    async redraw(id) {
+      const m = redrawNow(id);
+      if (!m) return;
+      await eventSource.emit(ev.STREAM_TOKEN_RECEIVED, m.mes);
+      await eventSource.emit(ev.MESSAGE_UPDATED, id);
+    },
+
+    persist: () => st.saveChatConditional(),
+
+    async removeSlot(id) {
+      if (id === chat.length - 1) await st.deleteLastMessage();
+      else await st.deleteMessage(id);
+    },
+
+    async restoreSlot(id, text, reasoning) {
+      const m = message(id);
+      if (!m) return;
+      if (type === 'swipe' && Array.isArray(m.swipes) && swipeBefore !== null && m.swipes.length > swipeBefore) {
+        // Drop the placeholder swipe and show the one the user swiped from.
+        m.swipes.length = swipeBefore;
+        if (Array.isArray(m.swipe_info)) m.swipe_info.length = Math.min(m.swipe_info.length, swipeBefore);
+        m.swipe_id = Math.max(0, swipeBefore - 1);
+        m.mes = m.swipes[m.swipe_id] ?? '';
+        const info = m.swipe_info?.[m.swipe_id];
+        if (info?.extra && typeof info.extra === 'object') m.extra = structuredClone(info.extra);
+        redrawNow(id);
+        await st.updateSwipeCounter(id);
+        return;
+      }
+      m.mes = text;
+      if (!m.extra || typeof m.extra !== 'object') m.extra = {};
+      m.extra.reasoning = reasoning;
+      st.syncMesToSwipe(id);
+      redrawNow(id);
+    },
+
+    unlockUI: () => st.activateSendButtons(),
+
+    cleanupText: (text, { isContinue }) => st.cleanUpMessage({
+      getMessage: text, isImpersonate: false, isContinue, displayIncompleteSentences: false, includeUserPromptBias: false,
+    }),
+
+    async afterCommit(id, { text }) {
+      await st.updateSwipeCounter(id);
+      turn.autoContinue = text;
+    },
+  };
+}
