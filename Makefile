@@ -12,7 +12,7 @@ GO_SOURCES := $(shell find . -name '*.go' -not -path './js/node_modules/*') go.m
 # instead of segfaulting Node (TOOLCHAIN.md).
 STACK := ulimit -s 65536 2>/dev/null || ulimit -s unlimited 2>/dev/null || true
 
-.PHONY: all build wasm host-wasm node_modules test test-go test-wasm test-domjs test-js test-e2e vet bench size demo fuzz clean
+.PHONY: all build wasm host-wasm node_modules test test-go test-wasm test-domjs test-js test-e2e test-sillytavern test-sillytavern-if-present sillytavern vet bench size demo fuzz clean
 
 all: build
 
@@ -74,9 +74,47 @@ test-js: wasm host-wasm node_modules
 test-e2e: wasm host-wasm node_modules
 	$(STACK); cd $(JS) && node --test --test-concurrency=1 e2e/*.test.js
 
+# The SillyTavern extension: copy dist/sillytavern/tavern-core/ to
+# data/<user>/extensions/tavern-core/ (README "Use it in SillyTavern").
+ST_DIST := dist/sillytavern/tavern-core
+ST_EXT := $(wildcard sillytavern/*.js) sillytavern/manifest.json sillytavern/style.css sillytavern/README.md
+ST_LIB := $(addprefix $(JS)/,core.js index.js message-takeover.js takeover-host.js editor-ops.js chat-surface.js \
+	takeover-api.js editor-ops-api.js takeover-host-api.js) $(WASM) $(JS)/wasm_exec.js
+
+sillytavern: $(ST_DIST)/manifest.json
+
+$(ST_DIST)/manifest.json: $(ST_EXT) $(ST_LIB)
+	rm -rf $(ST_DIST)
+	mkdir -p $(ST_DIST)/lib
+	cp $(filter-out sillytavern/manifest.json,$(ST_EXT)) $(ST_DIST)/
+	cp $(ST_LIB) $(ST_DIST)/lib/
+	cp sillytavern/manifest.json $@
+
+# The real-frontend suite (js/e2e/sillytavern/): SillyTavern 1.18.0 from
+# ../shared/vendor or ST_TARBALL=…, cached per tarball hash under
+# ~/.cache/tavern-core/. SILLYTAVERN=required (CI) makes a missing tarball
+# an error instead of a skip.
+ST_TARBALL ?= $(wildcard ../shared/vendor/SillyTavern-1.18.0.tar.gz)
+
+test-sillytavern: sillytavern node_modules
+	@test -n "$(strip $(ST_TARBALL))" || { echo "test-sillytavern: no SillyTavern tarball: put SillyTavern-1.18.0.tar.gz in ../shared/vendor/ or set ST_TARBALL=…"; exit 1; }
+	$(STACK); cd $(JS) && ST_TARBALL="$(abspath $(ST_TARBALL))" node --test --test-concurrency=1 e2e/sillytavern/*.test.js
+
+test-sillytavern-if-present:
+ifeq ($(strip $(ST_TARBALL)),)
+ifeq ($(SILLYTAVERN),required)
+	@echo "test-sillytavern: SILLYTAVERN=required but there is no ../shared/vendor/SillyTavern-1.18.0.tar.gz and no ST_TARBALL"; exit 1
+else
+	@echo "test-sillytavern: skipped: no ../shared/vendor/SillyTavern-1.18.0.tar.gz and no ST_TARBALL=… (the real-frontend suite needs the SillyTavern 1.18.0 tarball)"
+endif
+else
+	@$(MAKE) --no-print-directory test-sillytavern
+endif
+
 # 1–4 of DESIGN's test list; the browser part needs Debian's chromium
-# (E2E=required turns its absence into a failure, as CI does).
-test: vet test-go test-wasm test-domjs test-js test-e2e
+# (E2E=required turns its absence into a failure, as CI does), the
+# real-frontend part the SillyTavern tarball.
+test: vet test-go test-wasm test-domjs test-js test-e2e test-sillytavern-if-present
 
 bench: wasm host-wasm node_modules
 	$(STACK); cd $(JS) && node --expose-gc bench/run.js
@@ -100,3 +138,4 @@ fuzz:
 
 clean:
 	rm -f $(WASM) $(HOST_WASM) $(JS)/wasm_exec.js
+	rm -rf dist
