@@ -1,0 +1,21 @@
+// A takeover plugin that misbehaves on request, to show it cannot wedge
+// SillyTavern's UI: globalThis.__hostilePlugin.mode is
+//   'off'          — declines (the default; the next listener decides)
+//   'throw'        — claims, then its listener throws
+//   'never'        — claims and never settles its handle, ignoring the signal
+//   'throw-before' — throws before claiming
+// It loads before the seed example, so when it claims it wins (T50).
+const control = (globalThis.__hostilePlugin = { mode: 'off', handles: [] });
+const ctx = SillyTavern.getContext();
+
+ctx.eventSource.on(ctx.eventTypes.GENERATE_TAKEOVER_DISPATCH, (eventData) => {
+  const { mode } = control;
+  if (mode === 'off') return;
+  if (mode === 'throw-before') throw new Error('hostile plugin: throws before claiming');
+  const handle = ctx.createMessageEditorHandle({ generationType: eventData.type, owner: 'hostile', abortSignal: eventData.abortSignal });
+  control.handles.push(handle);
+  eventData.takeoverHandle = handle;
+  handle.setText('partial from a plugin that never finishes');
+  if (mode === 'throw') throw new Error('hostile plugin: throws after claiming');
+  // 'never': nothing settles the handle.
+});
