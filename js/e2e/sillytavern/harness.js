@@ -347,3 +347,73 @@ export async function openChat(page, chatName) {
   }, { avatar: CHARACTER.avatar, chatName });
   await page.waitForFunction((n) => globalThis.SillyTavern.getContext().getCurrentChatId() === n, chatName);
 }
+
+// ---- driving the chat like a user ----
+
+/** True once SillyTavern is not generating and the send button is back. */
+export function idle(page) {
+  return page.evaluate(() => document.body.dataset.generating !== 'true'
+    && getComputedStyle(document.getElementById('mes_stop')).display === 'none'
+    && getComputedStyle(document.getElementById('send_but')).display !== 'none');
+}
+
+/** Waits until SillyTavern is idle (see idle()). */
+export async function waitIdle(page, timeout = 30000) {
+  await page.waitForFunction(() => document.body.dataset.generating !== 'true'
+    && getComputedStyle(document.getElementById('mes_stop')).display === 'none'
+    && getComputedStyle(document.getElementById('send_but')).display !== 'none', null, { timeout });
+}
+
+/**
+ * Runs `action` (which starts a generation) and waits for that generation to
+ * be over: SillyTavern emitted GENERATION_STARTED for a real (not dry) run,
+ * then GENERATION_ENDED (the Stop button went away), and the UI is idle.
+ */
+export async function turn(page, action, { timeout = 30000 } = {}) {
+  const mark = await page.evaluate(() => {
+    const g = globalThis;
+    if (!g.__turnCounters) {
+      const { eventSource, eventTypes: ev } = g.SillyTavern.getContext();
+      g.__turnCounters = { started: 0, ended: 0 };
+      eventSource.on(ev.GENERATION_STARTED, (_type, _opts, dryRun) => { if (!dryRun) g.__turnCounters.started++; });
+      eventSource.on(ev.GENERATION_ENDED, () => { g.__turnCounters.ended++; });
+    }
+    return { ...g.__turnCounters };
+  });
+  await action();
+  await page.waitForFunction((m) => globalThis.__turnCounters.started > m.started && globalThis.__turnCounters.ended > m.ended, mark, { timeout });
+  await waitIdle(page, timeout);
+}
+
+/** Types a message and presses Send. */
+export async function send(page, text) {
+  await page.fill('#send_textarea', text);
+  await page.click('#send_but');
+}
+
+/** Opens the options menu (the ☰ left of the input) and picks an entry. */
+export async function chooseOption(page, id) {
+  await page.click('#options_button');
+  await page.click(`#${id}`);
+}
+
+/** Swipes the last message to the right (a new swipe when on the last one). */
+export async function swipeRight(page) {
+  await page.click('#chat .last_mes .swipe_right');
+}
+
+/** The chat as SillyTavern holds it: [{ mes, is_user, swipes, swipe_id, reasoning }]. */
+export function chatState(page) {
+  return page.evaluate(() => globalThis.SillyTavern.getContext().chat.map((m) => ({
+    mes: m.mes, is_user: !!m.is_user, swipes: m.swipes ? [...m.swipes] : null, swipe_id: m.swipe_id ?? null,
+    reasoning: m.extra?.reasoning ?? '',
+  })));
+}
+
+/** The rendered text of message mesid (default: the last one). */
+export function shownText(page, mesid = null) {
+  return page.evaluate((id) => {
+    const el = id === null ? document.querySelector('#chat .last_mes .mes_text') : document.querySelector(`#chat .mes[mesid="${id}"] .mes_text`);
+    return el ? el.textContent.trim() : null;
+  }, mesid);
+}

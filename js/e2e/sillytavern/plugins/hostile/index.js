@@ -7,6 +7,15 @@
 // It loads before the seed example, so when it claims it wins (T50).
 const control = (globalThis.__hostilePlugin = { mode: 'off', handles: [] });
 const ctx = SillyTavern.getContext();
+// What a later extension sees while its module evaluates (tavern-core has
+// loading_order -100 and an activate hook, so it must be fully loaded).
+control.atEvaluation = {
+  chatSurface: typeof window.__TAURITAVERN__?.api?.chatSurface,
+  managed: window.__TAURITAVERN__?.api?.chatSurface?.isManagedOwnershipRequired?.(),
+  createMessageEditorHandle: typeof ctx.createMessageEditorHandle,
+  TakeoverError: typeof ctx.TakeoverError,
+  dispatch: ctx.eventTypes.GENERATE_TAKEOVER_DISPATCH,
+};
 
 ctx.eventSource.on(ctx.eventTypes.GENERATE_TAKEOVER_DISPATCH, (eventData) => {
   const { mode } = control;

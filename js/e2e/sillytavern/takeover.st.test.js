@@ -1,0 +1,308 @@
+// tavern-core inside the real SillyTavern 1.18.0 (issue #11's acceptance
+// list): the built extension and two test plugins installed by copying their
+// folders, a streaming OpenAI-compatible mock as the model, headless
+// Chromium driving the page like a user. One server and one page serve the
+// scenarios in order (each starts from the chat the previous one left), so
+// the suite pays SillyTavern's start-up once.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import {
+  REPO, startSillyTavern, launchChromium, openSillyTavern, message, send, chooseOption, swipeRight,
+  waitIdle, idle, chatState, shownText, turn,
+} from './harness.js';
+import { startMockLLM } from './mock-llm.js';
+
+const EXT = join(REPO, 'dist/sillytavern/tavern-core');
+const PLUGINS = join(REPO, 'js/e2e/sillytavern/plugins');
+const GREETING = 'Hello, traveller.';
+const PLUGIN_REPLY = 'Hello from the plugin.';
+
+let mock; let st; let browser; let page; let errors; let reload;
+
+before(async () => {
+  assert.ok(existsSync(join(EXT, 'manifest.json')), 'run `make sillytavern` first');
+  mock = await startMockLLM({ chunks: ['Mock ', 'reply ', 'from ', 'the ', 'model.'], delayMs: 20 });
+  st = await startSillyTavern({
+    mockUrl: mock.url,
+    chat: { messages: [message(GREETING)] },
+    extensions: [
+      { name: 'tavern-core', dir: EXT },
+      { name: 'tavern-test-hostile', dir: join(PLUGINS, 'hostile') },
+      { name: 'tavern-test-seed-example', dir: join(PLUGINS, 'seed-example') },
+    ],
+  });
+  browser = await launchChromium();
+  ({ page, errors, reload } = await openSillyTavern(st, { context: browser.context }));
+  await recordEvents();
+});
+
+after(async () => {
+  await browser?.close();
+  await st?.stop();
+  await mock?.close();
+});
+
+/** Records the SillyTavern events a takeover should (or must not) emit. */
+async function recordEvents() {
+  await page.evaluate(() => {
+    const { eventSource, eventTypes: ev } = globalThis.SillyTavern.getContext();
+    globalThis.__events = [];
+    for (const name of ['MESSAGE_RECEIVED', 'CHARACTER_MESSAGE_RENDERED', 'MESSAGE_UPDATED', 'STREAM_TOKEN_RECEIVED', 'GENERATION_STOPPED', 'MESSAGE_DELETED']) {
+      eventSource.on(ev[name], (...args) => globalThis.__events.push([name, ...args.filter((a) => typeof a !== 'object')]));
+    }
+  });
+}
+const takeEvents = () => page.evaluate(() => globalThis.__events.splice(0));
+const seed = (patch) => page.evaluate((p) => Object.assign(globalThis.__seedPlugin, p), patch);
+const hostile = (mode) => page.evaluate((m) => { globalThis.__hostilePlugin.mode = m; }, mode);
+const dispatches = () => page.evaluate(() => globalThis.__seedPlugin.dispatches.length);
+const names = (events) => events.map((e) => e[0]);
+
+test('the extension loads before later extensions and exposes the APIs (T66–T71, C11, C14)', async () => {
+  const seen = await page.evaluate(() => globalThis.__hostilePlugin.atEvaluation);
+  assert.deepEqual(seen, {
+    chatSurface: 'object', managed: false, createMessageEditorHandle: 'function', TakeoverError: 'function',
+    dispatch: 'generate_takeover_dispatch',
+  });
+  const exposure = await page.evaluate(async () => {
+    const a = globalThis.SillyTavern.getContext();
+    const b = globalThis.SillyTavern.getContext();
+    const { getContext } = await import('/scripts/st-context.js');
+    const imported = getContext();
+    const { event_types } = await import('/scripts/events.js');
+    const lib = await import('/scripts/extensions/third-party/tavern-core/lib/message-takeover.js');
+    return {
+      fresh: a !== b,
+      same: a.createMessageEditorHandle === lib.createMessageEditorHandle && b.TakeoverError === lib.TakeoverError,
+      importedSame: imported.createMessageEditorHandle === lib.createMessageEditorHandle && imported.TakeoverError === lib.TakeoverError,
+      luker: globalThis.Luker.getContext().createMessageEditorHandle === lib.createMessageEditorHandle,
+      constants: [a.eventTypes.GENERATE_TAKEOVER_DISPATCH, a.event_types.GENERATE_TAKEOVER_DISPATCH, event_types.GENERATE_TAKEOVER_DISPATCH, lib.GENERATE_TAKEOVER_DISPATCH],
+      bare: typeof ({}).createMessageEditorHandle,
+      api: Object.keys(window.__TAURITAVERN__.api.chatSurface),
+    };
+  });
+  assert.deepEqual(exposure, {
+    fresh: true, same: true, importedSame: true, luker: true,
+    constants: Array(4).fill('generate_takeover_dispatch'),
+    bare: 'undefined',
+    api: ['protocolVersion', 'isManagedOwnershipRequired', 'registerParticipant', 'registerContentProcessor'],
+  });
+});
+
+test('settings panel: version, core loaded, takeover toggle, chat-surface mode, README link', async () => {
+  const panel = await page.evaluate(() => {
+    const root = document.getElementById('tavern_core_settings');
+    return root && {
+      version: root.querySelector('#tavern_core_version').textContent,
+      status: root.querySelector('#tavern_core_status').textContent,
+      takeover: root.querySelector('#tavern_core_takeover').checked,
+      mode: root.querySelector('#tavern_core_chat_surface').value,
+      link: root.querySelector('a').getAttribute('href'),
+    };
+  });
+  assert.ok(panel, 'the panel is in the Extensions drawer');
+  assert.equal(panel.version, '0.1.0');
+  assert.match(panel.status, /loaded$/);
+  assert.equal(panel.takeover, true);
+  assert.equal(panel.mode, 'static');
+  assert.match(panel.link, /tavern-core\/README\.md$/);
+});
+
+test('a claimed normal turn streams live and commits with no request to the model (T56–T58)', async () => {
+  await seed({ claim: true, chunks: ['Hel', 'lo ', 'from ', 'the ', 'plugin.'], delayMs: 250, failAt: -1 });
+  const before = await chatState(page);
+  await turn(page, async () => {
+    await send(page, 'Hi there');
+    // Mid-stream: part of the reply is on screen while the turn is running.
+    await page.waitForFunction((full) => {
+      const t = document.querySelector('#chat .last_mes .mes_text')?.textContent.trim() ?? '';
+      return t.startsWith('Hel') && t !== full && document.body.dataset.generating === 'true';
+    }, PLUGIN_REPLY, { timeout: 15000 });
+  });
+  const chat = await chatState(page);
+  assert.equal(chat.length, before.length + 2);
+  assert.deepEqual(chat.slice(-2).map((m) => [m.mes, m.is_user]), [['Hi there', true], [PLUGIN_REPLY, false]]);
+  assert.equal(await shownText(page), PLUGIN_REPLY);
+  assert.equal(mock.completions.length, 0, 'the model was never asked');
+  const events = await takeEvents();
+  const id = chat.length - 1;
+  assert.ok(events.some((e) => e[0] === 'MESSAGE_UPDATED' && e[1] === id), 'live redraws emit MESSAGE_UPDATED');
+  const tail = events.filter((e) => e[0] === 'MESSAGE_RECEIVED' || e[0] === 'CHARACTER_MESSAGE_RENDERED');
+  assert.deepEqual(tail.slice(-2), [['MESSAGE_RECEIVED', id, 'normal'], ['CHARACTER_MESSAGE_RENDERED', id, 'normal']]);
+  await page.waitForTimeout(300);
+  assert.equal(st.readChat().at(-1).mes, PLUGIN_REPLY, 'persisted with saveChat');
+  const payload = await page.evaluate(() => globalThis.__seedPlugin.dispatches.at(-1));
+  assert.deepEqual(payload, {
+    type: 'normal', isContinue: false,
+    keys: ['type', 'isContinue', 'forceName2', 'isStreamingEnabled', 'finalPrompt', 'generateData', 'takeoverHandle', 'abortSignal'],
+  });
+});
+
+test('Stop keeps the partial as an aborted turn: shown, not saved, no MESSAGE_RECEIVED (T59)', async () => {
+  await seed({ chunks: Array.from({ length: 40 }, (_, i) => `w${i} `), delayMs: 150 });
+  const saved = st.readChat().length;
+  await turn(page, async () => {
+    await send(page, 'Tell me a long story');
+    await page.waitForFunction(() => (document.querySelector('#chat .last_mes .mes_text')?.textContent ?? '').includes('w2'), null, { timeout: 15000 });
+    await page.click('#mes_stop');
+  });
+  const chat = await chatState(page);
+  const partial = chat.at(-1).mes;
+  assert.match(partial, /^w0 w1 w2/);
+  assert.ok(!partial.includes('w39'), 'stopped before the end');
+  assert.equal(await shownText(page), partial.trim());
+  const events = names(await takeEvents());
+  assert.ok(!events.includes('MESSAGE_RECEIVED'), 'the finalize pipeline is skipped');
+  await page.waitForTimeout(300);
+  const file = st.readChat();
+  assert.equal(file.length, saved + 1, 'only the user message was saved');
+  assert.equal(file.at(-1).mes, 'Tell me a long story');
+  assert.equal(mock.completions.length, 0);
+});
+
+test('regenerate is claimed and committed in place of the last reply', async () => {
+  await seed({ chunks: [' Again.'], delayMs: 30 });
+  const before = await chatState(page);
+  const previous = before.at(-1).mes;
+  const n = await dispatches();
+  await turn(page, () => chooseOption(page, 'option_regenerate'));
+  assert.equal(await dispatches(), n + 1);
+  const chat = await chatState(page);
+  assert.equal(chat.length, before.length, 'the reply was replaced, not added');
+  // The seed's plugin starts from the slot's text (its resolveOriginals).
+  assert.ok(chat.at(-1).mes.startsWith(previous.trim()) && chat.at(-1).mes.endsWith('Again.'), chat.at(-1).mes);
+  assert.equal(await page.evaluate(() => globalThis.__seedPlugin.dispatches.at(-1).type), 'regenerate');
+  await page.waitForTimeout(300);
+  assert.equal(st.readChat().at(-1).mes, chat.at(-1).mes);
+  assert.equal(mock.completions.length, 0);
+});
+
+test('swipe is claimed: the swipe counter moves and the new swipe is committed', async () => {
+  await seed({ chunks: [' Swiped.'], delayMs: 30 });
+  const before = (await chatState(page)).at(-1);
+  await turn(page, () => swipeRight(page));
+  const last = (await chatState(page)).at(-1);
+  assert.equal(last.swipes.length, before.swipes.length + 1);
+  assert.equal(last.swipe_id, last.swipes.length - 1);
+  assert.equal(last.mes, `${before.mes} Swiped.`.trim());
+  assert.equal(last.swipes[before.swipe_id], before.mes, 'the old swipe is kept');
+  const counter = (await page.textContent('#chat .last_mes .swipes-counter')).replace(/\u200b/g, '');
+  assert.equal(counter.trim(), `${last.swipes.length}/${last.swipes.length}`);
+  assert.equal(await page.evaluate(() => globalThis.__seedPlugin.dispatches.at(-1).type), 'swipe');
+  assert.equal(mock.completions.length, 0);
+});
+
+test('continue is claimed and keeps the prefix', async () => {
+  await seed({ chunks: [' More.'], delayMs: 30 });
+  const before = (await chatState(page)).at(-1).mes;
+  await turn(page, () => chooseOption(page, 'option_continue'));
+  const after = (await chatState(page)).at(-1).mes;
+  assert.ok(after.startsWith(before), 'prefix kept');
+  assert.equal(after, `${before} More.`);
+  assert.equal(await page.evaluate(() => globalThis.__seedPlugin.dispatches.at(-1).isContinue), true);
+  await page.waitForTimeout(300);
+  assert.equal(st.readChat().at(-1).mes, after);
+  assert.equal(mock.completions.length, 0);
+});
+
+test('a discarded turn restores the chat (T60): normal removes the placeholder, swipe returns to the old swipe', async () => {
+  await seed({ chunks: ['a', 'b', 'c', 'd'], delayMs: 40, failAt: 2 });
+  const before = await chatState(page);
+  await turn(page, () => send(page, 'This one fails'));
+  let chat = await chatState(page);
+  assert.deepEqual(chat.map((m) => m.mes), [...before.map((m) => m.mes), 'This one fails'], 'the placeholder is gone, the user message stays');
+  assert.ok(names(await takeEvents()).includes('GENERATION_STOPPED'));
+  // A reply to swipe on, then a swipe that fails.
+  await seed({ failAt: -1, chunks: ['Fine.'] });
+  await turn(page, () => send(page, 'Try again'));
+  const reply = (await chatState(page)).at(-1);
+  assert.equal(reply.mes, 'Fine.');
+  await seed({ failAt: 1, chunks: ['x', 'y', 'z'] });
+  await turn(page, () => swipeRight(page));
+  chat = await chatState(page);
+  assert.equal(chat.at(-1).mes, 'Fine.');
+  assert.deepEqual(chat.at(-1).swipes, reply.swipes);
+  assert.equal(chat.at(-1).swipe_id, reply.swipe_id);
+  assert.equal(await shownText(page), 'Fine.');
+  const counter = (await page.textContent('#chat .last_mes .swipes-counter')).replace(/\u200b/g, '');
+  assert.equal(counter.trim(), `${reply.swipes.length}/${reply.swipes.length}`);
+  await seed({ failAt: -1 });
+});
+
+test('a declined turn takes SillyTavern\'s normal path and reaches the model exactly once (T55)', async () => {
+  await seed({ claim: false });
+  const asked = mock.completions.length;
+  const n = await dispatches();
+  await turn(page, () => send(page, 'Ask the model'));
+  await page.waitForFunction(() => globalThis.SillyTavern.getContext().chat.at(-1).mes === 'Mock reply from the model.', null, { timeout: 15000 });
+  assert.equal(mock.completions.length, asked + 1);
+  assert.equal(await dispatches(), n + 1, 'offered once, declined');
+  assert.equal(mock.completions.at(-1).stream, true);
+  await seed({ claim: true });
+});
+
+test('quiet and impersonate runs are never offered; dry runs are not either (T48)', async () => {
+  const n = await dispatches();
+  const asked = mock.completions.length;
+  await page.evaluate(() => globalThis.SillyTavern.getContext().generateQuietPrompt({ quietPrompt: 'Say something quietly' }));
+  await turn(page, () => chooseOption(page, 'option_impersonate'));
+  await page.waitForFunction(() => document.querySelector('#send_textarea').value.length > 0, null, { timeout: 15000 });
+  await page.fill('#send_textarea', '');
+  assert.equal(await dispatches(), n, 'no dispatch for quiet, impersonate or the dry runs after them');
+  assert.equal(mock.completions.length, asked + 2);
+});
+
+test('a reload shows the committed chat', async () => {
+  const before = (await chatState(page)).map((m) => m.mes);
+  await page.waitForTimeout(500);
+  await reload();
+  await recordEvents();
+  const after = (await chatState(page)).map((m) => m.mes);
+  assert.deepEqual(after, before.slice(0, after.length));
+  assert.ok(after.includes(PLUGIN_REPLY));
+  assert.ok(after.includes('Fine.'));
+});
+
+for (const mode of ['never', 'throw']) {
+  test(`a plugin that ${mode === 'never' ? 'never settles' : 'throws after claiming'} cannot wedge the UI: Stop brings the send button back`, async () => {
+    await hostile(mode);
+    await turn(page, async () => {
+      await send(page, `Hostile ${mode}`);
+      await page.waitForFunction(() => (document.querySelector('#chat .last_mes .mes_text')?.textContent ?? '').includes('never finishes'));
+      assert.equal(await idle(page), false, 'the turn is running');
+      await page.click('#mes_stop');
+    });
+    await hostile('off');
+    await seed({ claim: true, chunks: ['Recovered.'], delayMs: 20, failAt: -1 });
+    await turn(page, () => send(page, 'Still there?'));
+    assert.equal((await chatState(page)).at(-1).mes, 'Recovered.');
+  });
+}
+
+test('a plugin that throws before claiming leaves the turn to the model', async () => {
+  await hostile('throw-before');
+  await seed({ claim: false });
+  const asked = mock.completions.length;
+  await turn(page, () => send(page, 'Throwing listener'));
+  await page.waitForFunction(() => globalThis.SillyTavern.getContext().chat.at(-1).mes === 'Mock reply from the model.', null, { timeout: 15000 });
+  assert.equal(mock.completions.length, asked + 1);
+  await hostile('off');
+  await seed({ claim: true });
+});
+
+test('the takeover toggle in the panel turns takeover off and on', async () => {
+  const asked = mock.completions.length;
+  const n = await dispatches();
+  await page.evaluate(() => { const box = document.getElementById('tavern_core_takeover'); box.checked = false; box.dispatchEvent(new Event('input')); });
+  await turn(page, () => send(page, 'Takeover is off'));
+  await page.waitForFunction(() => globalThis.SillyTavern.getContext().chat.at(-1).mes === 'Mock reply from the model.', null, { timeout: 15000 });
+  assert.equal(await dispatches(), n, 'not offered');
+  assert.equal(mock.completions.length, asked + 1);
+  await page.evaluate(() => { const box = document.getElementById('tavern_core_takeover'); box.checked = true; box.dispatchEvent(new Event('input')); });
+});
+
+test('no page errors', () => {
+  assert.deepEqual(errors.map((e) => String(e)), []);
+});
