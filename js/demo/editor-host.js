@@ -26,14 +26,13 @@ export function editorDemoHandles(pathname) {
  * host origin the route checks Host/Origin against) and a data directory.
  * Returns a node:http listener for the paths editorDemoHandles accepts.
  */
-export function editorDemo({ server, dataDir, chunkDelay = 25 }) {
+export function editorDemo({ server, dataDir, origin, chunkDelay = 25 }) {
   let ready;
   let state; // { host, session, agent, model, listener }
   server.on('close', () => { if (state) state.model.stop(); });
   const init = async () => {
     const { SessionHost, Agent } = await import('../session-host.js');
-    const { port } = server.address();
-    const host = new SessionHost({ origin: `http://127.0.0.1:${port}`, version: VERSION });
+    const host = new SessionHost({ origin: origin?.() ?? `http://127.0.0.1:${server.address().port}`, version: VERSION });
     const path = join(dataDir, 'editor-session.jsonl');
     const fresh = !existsSync(path);
     if (fresh) {
@@ -66,8 +65,13 @@ export function editorDemo({ server, dataDir, chunkDelay = 25 }) {
         return json(res, 200, await transcriptView(s));
       }
       if (url.pathname === DEMO_PREFIX + 'send' && req.method === 'POST') {
-        const body = JSON.parse(await readSmall(req));
-        if (typeof body.text !== 'string' || body.text.trim() === '') return json(res, 400, { error: 'text is required' });
+        let body;
+        try {
+          body = JSON.parse(await readSmall(req));
+        } catch {
+          return json(res, 400, { error: 'the body is not JSON' });
+        }
+        if (typeof body?.text !== 'string' || body.text.trim() === '') return json(res, 400, { error: 'text is required' });
         if (s.agent.status === 'running') return json(res, 409, { error: 'the model is still answering' });
         s.model.send(body.text);
         return json(res, 202, { ok: true });
@@ -93,6 +97,7 @@ function readSmall(req) {
     req.on('data', (c) => { s += c; if (s.length > 65536) { fail(new Error('body too large')); req.destroy(); } });
     req.on('end', () => ok(s));
     req.on('error', fail);
+    req.on('aborted', () => fail(new Error('request aborted')));
   });
 }
 
