@@ -94,10 +94,13 @@ export function createEditorOpsApi(core) {
     apply(h, value, d);
   }
 
-  function describePatch(p) {
-    core.value(p);
+  // A patch's fields, read (getters run) before anything is encoded: a
+  // getter may call back into the core, which uses the same request buffer.
+  function readPatch(p) {
     const obj = p !== null && typeof p === 'object';
-    for (const f of PATCH_FIELDS) core.value(obj ? p[f] : undefined);
+    const out = [p];
+    for (const f of PATCH_FIELDS) out.push(obj ? p[f] : undefined);
+    return out;
   }
 
   const appendText = (h, text) => textOp(OP.appendText, h, [text]);
@@ -109,10 +112,10 @@ export function createEditorOpsApi(core) {
   function applyPatch(h, input) {
     const kind = kindOf(h);
     const value = read(h, kind, false);
+    const entries = Array.isArray(input) ? Array.from(input, readPatch) : [readPatch(input)];
     begin(h, kind, value);
-    const entries = Array.isArray(input) ? input : [input];
     core.f64(entries.length);
-    for (const p of entries) describePatch(p);
+    for (const fields of entries) for (const v of fields) core.value(v);
     cur = value;
     let d;
     try { d = run(OP.applyPatch); } finally { cur = ''; }
@@ -122,8 +125,9 @@ export function createEditorOpsApi(core) {
   function patchBySemantic(h, spec) {
     const kind = kindOf(h);
     const value = read(h, kind, false);
+    const fields = readPatch(spec);
     begin(h, kind, value);
-    describePatch(spec);
+    for (const v of fields) core.value(v);
     cur = value;
     let d;
     try { d = run(OP.patchBySemantic); } finally { cur = ''; }
@@ -146,13 +150,14 @@ export function createEditorOpsApi(core) {
       const mode = o?.mode;
       const signal = o?.signal;
       const iterable = stream != null && (typeof stream[Symbol.asyncIterator] === 'function' || typeof stream[Symbol.iterator] === 'function');
+      const isSignal = signal instanceof AbortSignal; // may run a Proxy trap: before encoding
       core.begin();
       core.unit(kind);
       core.f64(0);
       core.value(opts);
       core.value(mode);
       core.value(signal);
-      core.unit(signal instanceof AbortSignal ? 1 : 0);
+      core.unit(isSignal ? 1 : 0);
       core.unit(iterable ? 1 : 0);
       const m = ex.eo_op(OP.checkPipe, core.flush());
       if (m < 0) { reject(fail()); return; }

@@ -36,22 +36,31 @@ function readAction(d) {
 
 export function createTakeoverHostApi(core) {
   const ex = core.ex;
-  const { TakeoverError, GENERATE_TAKEOVER_DISPATCH, createMessageEditorHandle, listUnsettledHandles, slotOf, fail } = core.takeover;
+  const {
+    TakeoverError, GENERATE_TAKEOVER_DISPATCH, createMessageEditorHandle, listUnsettledHandles, slotOf, fail,
+  } = core.takeover;
 
+  // Everything is read (getters run) before anything is encoded: a getter
+  // may call back into the core, which uses the same request buffer.
   function describe(init, host) {
-    core.begin();
     const isObj = (v) => v !== null && (typeof v === 'object' || typeof v === 'function');
     const i = isObj(init) ? init : undefined;
     const h = isObj(host) ? host : undefined;
-    core.value(init);
-    core.unit(i?.abortSignal instanceof AbortSignal ? 1 : 0);
-    core.value(i?.type);
-    core.value(i?.dryRun);
-    core.value(host);
-    for (const f of FNS) core.value(h?.[f]);
+    const signalOk = i?.abortSignal instanceof AbortSignal;
+    const type = i?.type;
+    const dryRun = i?.dryRun;
+    const members = FNS.map((f) => h?.[f]);
     const et = h?.eventTypes;
+    const names = EVENT_KEYS.map((k) => (isObj(et) ? et[k] : undefined));
+    core.begin();
+    core.value(init);
+    core.unit(signalOk ? 1 : 0);
+    core.value(type);
+    core.value(dryRun);
+    core.value(host);
+    for (const m of members) core.value(m);
     core.value(et);
-    for (const k of EVENT_KEYS) core.value(isObj(et) ? et[k] : undefined);
+    for (const n of names) core.value(n);
     return core.flush();
   }
 
