@@ -48,32 +48,39 @@ export function createTakeoverApi(core) {
   const fail = () => core.takeError(classes);
 
   // Effects Go calls through the slow lane (wasm/browser/takeover.go).
+  // A host function that throws is answered with 1 (the thrown value kept
+  // for a warning), never thrown into Go; Go decides what follows.
+  const threw = (err) => { core.lastThrown = err; return 1; };
   const fx = {
     pull(id, f, n, addr) { return core.writeAt(addr, slots.get(id).field(f), n); },
     startTimer(id, ms, token) {
       const s = slots.get(id);
-      s.timer = globalThis.setTimeout(() => { s.timer = undefined; call(s, ex.tk_timer, token); }, ms);
+      try {
+        s.timer = globalThis.setTimeout(() => { s.timer = undefined; call(s, ex.tk_timer, token); }, ms);
+        return 0;
+      } catch (err) { return threw(err); }
     },
     cancelTimer(id) {
       const s = slots.get(id);
-      globalThis.clearTimeout(s.timer);
+      const t = s.timer;
       s.timer = undefined;
+      try { globalThis.clearTimeout(t); return 0; } catch (err) { return threw(err); }
     },
-    deliver(id) {
+    // `settling` is non-zero for the final flush: the settlement Go has
+    // already made, applied before the callback runs (T31).
+    deliver(id, settling) {
       const s = slots.get(id);
-      const cb = s.cb;
+      if (settling) settled(s, settling);
+      const cb = s.cb; // called as a plain function (T43)
       try {
         cb(s.text, s.reasoning);
         return 0;
-      } catch (err) {
-        core.lastThrown = err;
-        return 1;
-      }
+      } catch (err) { return threw(err); }
     },
     warn(n, addr) {
       const thrown = core.lastThrown;
       core.lastThrown = undefined;
-      console.warn(core.string(addr, n), thrown);
+      try { console.warn(core.string(addr, n), thrown); } catch { /* nowhere left to report it */ }
     },
   };
   core.takeoverFx = fx;
@@ -97,8 +104,10 @@ export function createTakeoverApi(core) {
 
   // When Go reports that a call settled the handle: resolve `complete`, and
   // from now on refer to the handle by the remnant Go handed back (the
-  // kernel has dropped it; its state decides every later call).
+  // kernel has dropped it; its state decides every later call). The final
+  // flush reports it first, so the call's own answer finds it done.
   function settled(slot, st) {
+    if (slot.ref < 0) return;
     slots.delete(slot.ref);
     slot.ref = -(st >> 9);
     slot.resolve(outcomeOf(slot, st));
@@ -114,27 +123,37 @@ export function createTakeoverApi(core) {
     return sig instanceof AbortSignal ? (sig.aborted ? BRAND.ABORTED_SIGNAL : BRAND.SIGNAL) : BRAND.PLAIN;
   }
 
-  function createMessageEditorHandle(opts) {
-    const isObj = opts !== null && (typeof opts === 'object' || typeof opts === 'function');
-    const o = isObj ? opts : undefined;
-    const originalText = o?.originalText;
-    const originalReasoning = o?.originalReasoning;
-    const signal = o?.abortSignal;
-    core.begin();
-    core.value(opts);
-    core.value(o?.generationType);
-    core.value(originalText);
-    core.value(originalReasoning);
-    core.value(signal, describeSignal(signal));
-    core.value(o?.flushIntervalMs);
-    core.value(o?.owner);
-    core.value(o?.settleOnAbort);
-    core.f64(Date.now());
-    const st = ex.tk_create(core.flush());
-    core.refs.length = 0;
-    if (st < 0) throw fail();
-    return makeHandle(st, originalText ?? '', originalReasoning ?? '', signal, o?.owner);
+  // Every option is read before anything is encoded: a getter may call
+  // back into the core, which uses the same request buffer.
+  function handleFactory() {
+    return function createMessageEditorHandle(opts) {
+      const o = opts !== null && typeof opts === 'object' ? opts : undefined;
+      const generationType = o?.generationType;
+      const originalText = o?.originalText;
+      const originalReasoning = o?.originalReasoning;
+      const signal = o?.abortSignal;
+      const signalBrand = describeSignal(signal);
+      const flushIntervalMs = o?.flushIntervalMs;
+      const owner = o?.owner;
+      const settleOnAbort = o?.settleOnAbort;
+      const now = Date.now();
+      core.begin();
+      core.value(opts);
+      core.value(generationType);
+      core.value(originalText);
+      core.value(originalReasoning);
+      core.value(signal, signalBrand);
+      core.value(flushIntervalMs);
+      core.value(owner);
+      core.value(settleOnAbort);
+      core.f64(now);
+      const st = ex.tk_create(core.flush());
+      core.refs.length = 0;
+      if (st < 0) throw fail();
+      return makeHandle(st, originalText ?? '', originalReasoning ?? '', signal, owner);
+    };
   }
+  const createMessageEditorHandle = handleFactory();
 
   // The handle. Its methods are closures (no method uses `this`, so
   // detached calls work, T19); the slot sits in a private field, which
@@ -206,12 +225,19 @@ export function createTakeoverApi(core) {
     }
     const handle = new MessageEditorHandle(slot, signal);
     if (!(st & 1) && (st & 2)) {
-      signal.addEventListener('abort', () => {
-        if (slot.ref <= 0) return; // settled: the kernel no longer knows it
-        const r = call(slot, ex.tk_signal_abort);
-        if (r < 0) console.error(fail());
-        else if (r & 0x100) settled(slot, r);
-      }, { once: true });
+      try {
+        signal.addEventListener('abort', () => {
+          if (slot.ref <= 0) return; // settled: the kernel no longer knows it
+          const r = call(slot, ex.tk_signal_abort);
+          if (r < 0) console.error(fail());
+          else if (r & 0x100) settled(slot, r);
+        }, { once: true });
+      } catch (err) {
+        // The create fails as a whole (T17): Go forgets the handle.
+        slots.delete(slot.ref);
+        ex.tk_release(slot.ref);
+        throw err;
+      }
     }
     return handle;
   }

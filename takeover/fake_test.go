@@ -19,6 +19,10 @@ type world struct {
 	timers map[int32]timer
 	warns  []string
 	pulls  int
+	// Host effects that throw: the edge reports it instead of panicking.
+	failSetTimeout, failClearTimeout bool
+	// settledInFinal records, per final flush, what the callback would see.
+	settledInFinal []bool
 }
 
 type bufs struct {
@@ -59,12 +63,25 @@ func (b *bufs) field(f Field) []uint16 {
 	return b.origReasoning
 }
 
-func (w *world) StartTimer(h *Handle, ms float64, token uint32) {
+func (w *world) StartTimer(h *Handle, ms float64, token uint32) bool {
+	if w.failSetTimeout {
+		return true
+	}
 	w.timers[h.ID] = timer{w.now + ms, token}
+	return false
 }
-func (w *world) CancelTimer(h *Handle) { delete(w.timers, h.ID) }
+func (w *world) CancelTimer(h *Handle) bool {
+	if w.failClearTimeout {
+		return true // the timer stays scheduled: it must be stale when it fires
+	}
+	delete(w.timers, h.ID)
+	return false
+}
 func (w *world) Deliver(h *Handle, p Phase) (threw bool) {
 	b := w.bufs[h.ID]
+	if p == Final {
+		w.settledInFinal = append(w.settledInFinal, h.Settled() && w.k.Get(h.ID) == nil)
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			threw = true
@@ -93,7 +110,9 @@ func (w *world) advance(ms float64) {
 		t := w.timers[id]
 		delete(w.timers, id)
 		w.now = t.at
-		w.k.Get(id).TimerFired(t.token)
+		if h := w.k.Get(id); h != nil { // a settled handle's stale timer
+			h.TimerFired(t.token)
+		}
 	}
 	w.now = end
 }
@@ -102,6 +121,7 @@ type opts struct {
 	gen, text, reasoning, owner, interval, settle jsvalue.Value
 	signal                                        SignalKind
 	aborted                                       bool
+	optsKind                                      jsvalue.Kind
 }
 
 func str(s string) jsvalue.Value { return jsvalue.ASCII(s) }
@@ -120,7 +140,11 @@ func (w *world) H(mod func(*opts)) *Handle {
 }
 
 func (w *world) create(o opts) (*Handle, *apierr.Error) {
-	h, err := w.k.Create(&CreateOpts{Opts: jsvalue.Opaque(jsvalue.Object, 1), GenerationType: o.gen, OriginalText: o.text,
+	kind := o.optsKind
+	if kind == jsvalue.Undefined {
+		kind = jsvalue.Object
+	}
+	h, err := w.k.Create(&CreateOpts{Opts: jsvalue.Opaque(kind, 1), GenerationType: o.gen, OriginalText: o.text,
 		OriginalReasoning: o.reasoning, Signal: o.signal, SignalAborted: o.aborted, FlushIntervalMs: o.interval,
 		Owner: o.owner, SettleOnAbort: o.settle, Now: w.now})
 	if err != nil {

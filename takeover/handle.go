@@ -76,13 +76,21 @@ type Edge interface {
 	// holds (the value already stored by the current write, if any).
 	Pull(h *Handle, f Field, n int) []uint16
 	// StartTimer schedules h.TimerFired(token) after ms, with the
-	// setTimeout current at this moment (T39).
-	StartTimer(h *Handle, ms float64, token uint32)
-	CancelTimer(h *Handle)
+	// setTimeout current at this moment (T39). It reports whether the
+	// host's setTimeout threw (then no timer runs).
+	StartTimer(h *Handle, ms float64, token uint32) (threw bool)
+	// CancelTimer clears the running timer; it reports whether the host's
+	// clearTimeout threw (the timer may still fire: its token is stale).
+	CancelTimer(h *Handle) (threw bool)
 	// Deliver calls the update callback with the current buffers as a
-	// plain function; it reports whether the callback threw.
+	// plain function; it reports whether the callback threw. For the final
+	// flush the handle is already settled and out of the kernel's table,
+	// so the edge can treat it as settled before the callback runs (T31).
 	Deliver(h *Handle, p Phase) (threw bool)
-	// Warn logs console.warn(msg, <the value the callback threw>).
+	// Warn logs console.warn(msg, <the value the last failed effect threw>).
+	// Effects never throw into the kernel: a host function that throws is
+	// reported by the effect's result, and a console.warn that throws is
+	// swallowed by the edge.
 	Warn(h *Handle, msg []uint16)
 }
 
@@ -95,16 +103,16 @@ type Handle struct {
 	Created  float64 // ms since epoch, for diagnostics
 	Claimed  bool    // won a dispatch (T50)
 
-	kernel        *Kernel
-	seq           uint64
-	state         State
-	settleOnAbort bool
-	original      []uint16 // originalText, kept only for continue handles
-	pending       bool
-	hasCallback   bool
-	timer         bool
-	timerToken    uint32
-	delivering    bool
+	kernel      *Kernel
+	seq         uint64
+	state       State
+	listens     bool     // settles when the given signal aborts (T35)
+	original    []uint16 // originalText, kept only for continue handles
+	pending     bool
+	hasCallback bool
+	timer       bool
+	timerToken  uint32
+	delivering  bool
 }
 
 // State reports the handle's state.
@@ -114,8 +122,9 @@ func (h *Handle) State() State { return h.state }
 func (h *Handle) Settled() bool { return h.state != Open }
 
 // ListensForAbort tells the edge to subscribe once to the signal's abort
-// event (T35); handles without settleOnAbort never listen.
-func (h *Handle) ListensForAbort() bool { return h.settleOnAbort && h.state == Open }
+// event (T35). Handles without settleOnAbort never listen, and neither do
+// handles without a given signal: their own signal never aborts (T13).
+func (h *Handle) ListensForAbort() bool { return h.listens && h.state == Open }
 
 // Outcome is what `complete` resolves with: the status, and which buffers
 // carry finalText/finalReasoning (T30).
@@ -139,21 +148,28 @@ func settledErr(s State) *apierr.Error {
 	return apierr.New(apierr.TakeoverError, "editor_"+s.String(), "editor "+s.String()+"; mutation rejected")
 }
 
-// SetText is setText (T21): type, state, continue invariant, then a write.
+// SetText is setText (T21): CheckText, then a write.
 // The edge has already stored the new value and restores the old one when
 // an error comes back.
 func (h *Handle) SetText(kind jsvalue.Kind, n int) *apierr.Error {
+	if err := h.CheckText(kind, n); err != nil {
+		return err
+	}
+	h.Write()
+	return nil
+}
+
+// CheckText is setText's decision (T21 steps 1–3): nil accepts the value
+// just stored, and Write must follow. Nothing changes before the answer, so
+// a refusal is complete, and nothing after it undoes an accepted write.
+func (h *Handle) CheckText(kind jsvalue.Kind, n int) *apierr.Error {
 	if kind != jsvalue.String {
 		return typeErr("setText requires string; got ", jsvalue.Value{Kind: kind})
 	}
 	if h.state != Open {
 		return settledErr(h.state)
 	}
-	if err := h.checkContinue(n); err != nil {
-		return err
-	}
-	h.write()
-	return nil
+	return h.checkContinue(n)
 }
 
 // checkContinue enforces T25/T26 on the value just stored.
@@ -175,30 +191,47 @@ func (h *Handle) checkContinue(n int) *apierr.Error {
 
 // SetReasoning is setReasoning (T22).
 func (h *Handle) SetReasoning(kind jsvalue.Kind) *apierr.Error {
+	if err := h.CheckReasoning(kind); err != nil {
+		return err
+	}
+	h.Write()
+	return nil
+}
+
+// CheckReasoning is setReasoning's decision (T22), as CheckText.
+func (h *Handle) CheckReasoning(kind jsvalue.Kind) *apierr.Error {
 	if kind != jsvalue.String {
 		return typeErr("setReasoning requires string; got ", jsvalue.Value{Kind: kind})
 	}
 	if h.state != Open {
 		return settledErr(h.state)
 	}
-	h.write()
 	return nil
 }
 
 // AppendReasoning is appendReasoning (T23); an empty delta is no write and
 // no state check. The edge stores reasoning+delta before calling.
 func (h *Handle) AppendReasoning(kind jsvalue.Kind, deltaLen int) *apierr.Error {
+	write, err := h.CheckAppendReasoning(kind, deltaLen)
+	if write {
+		h.Write()
+	}
+	return err
+}
+
+// CheckAppendReasoning is appendReasoning's decision (T23): whether the
+// call writes, or its error.
+func (h *Handle) CheckAppendReasoning(kind jsvalue.Kind, deltaLen int) (write bool, err *apierr.Error) {
 	if kind != jsvalue.String {
-		return typeErr("appendReasoning requires string; got ", jsvalue.Value{Kind: kind})
+		return false, typeErr("appendReasoning requires string; got ", jsvalue.Value{Kind: kind})
 	}
 	if deltaLen == 0 {
-		return nil
+		return false, nil
 	}
 	if h.state != Open {
-		return settledErr(h.state)
+		return false, settledErr(h.state)
 	}
-	h.write()
-	return nil
+	return true, nil
 }
 
 // Quiet reports that further string writes to the text (when Continue has
@@ -211,8 +244,9 @@ func (h *Handle) Quiet() bool {
 	return h.state == Open && h.pending && (h.timer || !h.hasCallback) && !(h.Gen == Continue && len(h.original) > 0)
 }
 
-// write marks the handle pending and schedules delivery (T37, T38, T40).
-func (h *Handle) write() {
+// Write performs an accepted write: it marks the handle pending and
+// schedules delivery (T37, T38, T40).
+func (h *Handle) Write() {
 	h.pending = true
 	if !h.hasCallback {
 		return
@@ -224,8 +258,18 @@ func (h *Handle) write() {
 	if !h.timer {
 		h.timer = true
 		h.timerToken++
-		h.kernel.edge.StartTimer(h, h.Interval, h.timerToken)
+		if h.kernel.edge.StartTimer(h, h.Interval, h.timerToken) {
+			// No timer runs: the update stays pending for the next write's
+			// window, an attach or the final flush; the write itself stands.
+			h.timer = false
+			h.warn("setTimeout threw; the update waits for the next write")
+		}
 	}
+}
+
+// warn logs a host-effect failure, naming the owner as T44 does.
+func (h *Handle) warn(what string) {
+	h.kernel.edge.Warn(h, jsvalue.Cat(jsvalue.U("[message-takeover] "+what+" (owner="), h.Owner, jsvalue.U(")")))
 }
 
 // flushImmediate delivers until nothing is pending. A write made by the
@@ -256,8 +300,10 @@ func (h *Handle) TimerFired(token uint32) {
 func (h *Handle) cancelTimer() {
 	if h.timer {
 		h.timer = false
-		h.timerToken++
-		h.kernel.edge.CancelTimer(h)
+		h.timerToken++ // a timer that still fires is stale
+		if h.kernel.edge.CancelTimer(h) {
+			h.warn("clearTimeout threw")
+		}
 	}
 }
 
@@ -266,7 +312,7 @@ func (h *Handle) deliver(p Phase) {
 	h.delivering = true
 	defer func() { h.delivering = outer }()
 	if h.kernel.edge.Deliver(h, p) {
-		h.kernel.edge.Warn(h, jsvalue.Cat(jsvalue.U("[message-takeover] onUpdate threw during "+p.String()+" (owner="), h.Owner, jsvalue.U(")")))
+		h.warn("onUpdate threw during " + p.String())
 	}
 }
 
@@ -314,20 +360,23 @@ func (h *Handle) Settle(to State) Terminal {
 		return Terminal{Err: apierr.New(apierr.TakeoverError, "editor_"+h.state.String(),
 			"cannot "+verbs[to]+" "+articles[h.state]+" handle")}
 	}
+	// All or nothing: the state changes and the handle leaves the table
+	// before any call out, so whatever a host effect or callback does
+	// afterwards, the handle is settled and `complete` must resolve.
 	h.state = to
+	h.kernel.settled(h)
 	h.cancelTimer()
 	h.pending = false
 	if to != Discarded && h.hasCallback {
 		h.deliver(Final)
 	}
-	h.kernel.settled(h)
 	return Terminal{Settled: true, Outcome: h.outcome()}
 }
 
 // SignalAborted runs the settle-on-abort listener (T35): like abort() while
 // open, nothing after settlement or without settleOnAbort.
 func (h *Handle) SignalAborted() Terminal {
-	if !h.settleOnAbort || h.state != Open {
+	if !h.listens || h.state != Open {
 		return Terminal{}
 	}
 	return h.Settle(Aborted)

@@ -19,11 +19,10 @@ func TestT10T17_CreateValidation(t *testing.T) {
 	// T10 + T11 (S6): undefined opts means {} and then the type is missing.
 	_, err = w.k.Create(&CreateOpts{Opts: jsvalue.Undef()})
 	wantErr(t, err, "invalid_generation_type", "opts.generationType required, one of normal, regenerate, swipe, continue; got undefined")
-	// A function is an object.
+	// T10: a function is not an options object, even one whose
+	// properties would pass (its generationType is never looked at).
 	_, err = w.k.Create(&CreateOpts{Opts: jsvalue.Opaque(jsvalue.Function, 1), GenerationType: str("swipe")})
-	if err != nil {
-		t.Fatalf("function opts: %v", err)
-	}
+	wantErr(t, err, "invalid_argument", "createMessageEditorHandle: opts must be an object; got function")
 	for _, g := range []string{"quiet", "impersonate", "Normal"} { // S7
 		o := base()
 		o.gen = str(g)
@@ -69,7 +68,7 @@ func TestT10T17_CreateValidation(t *testing.T) {
 		}
 	}
 	// T17: a failed call leaves no trace.
-	if n := len(w.k.ListUnsettled(0)); n != 4 {
+	if n := len(w.k.ListUnsettled(0)); n != 3 {
 		t.Fatalf("only successful creations are registered; got %d", n)
 	}
 }
@@ -659,4 +658,79 @@ func TestCreateKeepsCopiesOfItsStrings(t *testing.T) {
 	if jsvalue.GoString(h.Owner) != "plugin" || jsvalue.GoString(h.original) != "Hello " {
 		t.Fatalf("aliased: %q %q", jsvalue.GoString(h.Owner), jsvalue.GoString(h.original))
 	}
+}
+
+// T13, T16, T35: settleOnAbort without a given signal uses the handle's own
+// signal, which never aborts, so nothing listens.
+func TestT13T16_SettleOnAbortWithoutSignal(t *testing.T) {
+	w := newWorld(t)
+	h := w.H(func(o *opts) { o.settle = jsvalue.Bool(true) })
+	if h.Settled() || h.ListensForAbort() {
+		t.Fatal("no given signal: open, and no listener")
+	}
+	if r := h.SignalAborted(); r.Settled {
+		t.Fatal("nothing to settle on")
+	}
+	if len(w.k.ListUnsettled(0)) != 1 {
+		t.Fatal("listed while open")
+	}
+}
+
+// T29, T31: settlement is all or nothing. The handle is settled and out of
+// the table before any call out, so the final flush sees it settled, and a
+// clearTimeout that throws is warned about without undoing anything.
+func TestT29T31_SettlementIsAllOrNothing(t *testing.T) {
+	w := newWorld(t)
+	r := &recorder{}
+	h := w.H(func(o *opts) { o.interval = jsvalue.Num(1000); o.owner = str("p") })
+	w.onUpdate(h, r.cb)
+	w.setText(h, "x")
+	w.failClearTimeout = true
+	if err := w.settle(h, Committed); err != nil {
+		t.Fatal(err)
+	}
+	if !h.Settled() || w.bufs[h.ID].outcome == nil || w.bufs[h.ID].outcome.Status != Committed {
+		t.Fatal("settled despite the failing clearTimeout")
+	}
+	wantCalls(t, r, [2]string{"x", ""})
+	if len(w.settledInFinal) != 1 || !w.settledInFinal[0] {
+		t.Fatalf("the final flush runs on a settled handle: %v", w.settledInFinal)
+	}
+	if len(w.warns) != 1 || w.warns[0] != "[message-takeover] clearTimeout threw (owner=p)" {
+		t.Fatalf("warns %q", w.warns)
+	}
+	w.advance(2000) // the timer that was not cleared fires stale
+	wantCalls(t, r, [2]string{"x", ""})
+	// Abort and a signal-driven settle flush settled too.
+	w.failClearTimeout = false
+	h2 := w.H(func(o *opts) { o.signal = SignalGiven; o.settle = jsvalue.Bool(true) })
+	w.onUpdate(h2, func(string, string) {})
+	h2.SignalAborted()
+	if len(w.settledInFinal) != 2 || !w.settledInFinal[1] {
+		t.Fatal("signal settle: the final flush sees it settled")
+	}
+}
+
+// T38: a setTimeout that throws leaves the write accepted and pending; the
+// next write tries again, and the final flush delivers in any case.
+func TestT38_SetTimeoutThatThrows(t *testing.T) {
+	w := newWorld(t)
+	r := &recorder{}
+	h := w.H(func(o *opts) { o.interval = jsvalue.Num(10); o.owner = str("p") })
+	w.onUpdate(h, r.cb)
+	w.failSetTimeout = true
+	if err := w.setText(h, "a"); err != nil {
+		t.Fatal("the write stands", err)
+	}
+	if len(w.warns) != 1 || w.warns[0] != "[message-takeover] setTimeout threw; the update waits for the next write (owner=p)" {
+		t.Fatalf("warns %q", w.warns)
+	}
+	w.failSetTimeout = false
+	w.setText(h, "b")
+	w.advance(10)
+	wantCalls(t, r, [2]string{"b", ""})
+	w.failSetTimeout = true
+	w.setText(h, "c")
+	w.settle(h, Committed)
+	wantCalls(t, r, [2]string{"b", ""}, [2]string{"c", ""})
 }

@@ -115,7 +115,7 @@ func optString(v jsvalue.Value, name string, def []uint16) ([]uint16, *apierr.Er
 // Create validates opts in T17's order and registers a new handle (T10–T18,
 // T35). A failed call registers nothing.
 func (k *Kernel) Create(o *CreateOpts) (*Handle, *apierr.Error) {
-	if o.Opts.Kind != jsvalue.Undefined && !o.Opts.IsObject() {
+	if o.Opts.Kind != jsvalue.Undefined && o.Opts.Kind != jsvalue.Object { // a function is not an options object (T10)
 		return nil, argErr(jsvalue.Cat(jsvalue.U("createMessageEditorHandle: opts must be an object; got "), o.Opts.Display()))
 	}
 	gen, ok := GenType(0), false
@@ -162,7 +162,7 @@ func (k *Kernel) Create(o *CreateOpts) (*Handle, *apierr.Error) {
 		owner = k.keepOwner(owner)
 	}
 	h := k.alloc()
-	*h = Handle{ID: k.newID(), seq: k.created, Gen: gen, Owner: owner, Interval: interval, Created: o.Now, kernel: k, settleOnAbort: settle}
+	*h = Handle{ID: k.newID(), seq: k.created, Gen: gen, Owner: owner, Interval: interval, Created: o.Now, kernel: k, listens: settle && o.Signal == SignalGiven}
 	if gen == Continue {
 		h.original = slices.Clone(original)
 	}

@@ -23,7 +23,10 @@ var (
 //
 //go:wasmexport tk_driver_start
 func tkDriverStart(n int32) (st int32) {
-	defer bridge.Contain(&st)
+	if !bridge.Enter() {
+		return bridge.Failed
+	}
+	defer bridge.Exit(&st)
 	var d bridge.Decoder
 	d.Reset(bridge.Buf(), int(n))
 	var hd takeover.HostDesc
@@ -92,7 +95,10 @@ func encodeAction(e *bridge.Encoder, a takeover.Action) {
 //
 //go:wasmexport tk_driver_next
 func tkDriverNext(id, failed, live, kind0, kind1, status int32) (st int32) {
-	defer bridge.Contain(&st)
+	if !bridge.Enter() {
+		return bridge.Failed
+	}
+	defer bridge.Exit(&st)
 	drv := driver(id)
 	a := drv.Next(takeover.Input{Failed: failed != 0, Live: live != 0,
 		Kinds: [2]jsvalue.Kind{jsvalue.Kind(kind0), jsvalue.Kind(kind1)}, Status: takeover.State(status)})
@@ -110,7 +116,10 @@ func tkDriverNext(id, failed, live, kind0, kind1, status int32) (st int32) {
 //
 //go:wasmexport tk_driver_live
 func tkDriverLive(id, answered, live int32) (st int32) {
-	defer bridge.Contain(&st)
+	if !bridge.Enter() {
+		return bridge.Failed
+	}
+	defer bridge.Exit(&st)
 	drv := drivers[id]
 	actEnc.Reset()
 	if drv == nil { // finished: nothing to draw
@@ -133,7 +142,10 @@ func tkDriverLive(id, answered, live int32) (st int32) {
 //
 //go:wasmexport tk_claim
 func tkClaim(id, n int32) (st int32) {
-	defer bridge.Contain(&st)
+	if !bridge.Enter() {
+		return bridge.Failed
+	}
+	defer bridge.Exit(&st)
 	var d bridge.Decoder
 	d.Reset(bridge.Buf(), int(n))
 	var c takeover.Candidate
@@ -160,7 +172,10 @@ func tkClaim(id, n int32) (st int32) {
 //
 //go:wasmexport tk_check_context
 func tkCheckContext(kind int32) (st int32) {
-	defer bridge.Contain(&st)
+	if !bridge.Enter() {
+		return bridge.Failed
+	}
+	defer bridge.Exit(&st)
 	if err := takeover.CheckContext(jsvalue.Kind(kind)); err != nil {
 		return bridge.Fail(err)
 	}

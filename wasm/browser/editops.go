@@ -75,7 +75,10 @@ func value(d *bridge.Decoder) jsvalue.Value { v, _ := d.Value(); return v }
 //
 //go:wasmexport eo_op
 func eoOp(op, n int32) (st int32) {
-	defer bridge.Contain(&st)
+	if !bridge.Enter() {
+		return bridge.Failed
+	}
+	defer bridge.Exit(&st)
 	var d bridge.Decoder
 	d.Reset(bridge.Buf(), int(n))
 	kind := editops.HandleKind(d.Unit())

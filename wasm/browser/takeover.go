@@ -39,14 +39,24 @@ func (e *jsEdge) Pull(h *takeover.Handle, f takeover.Field, n int) []uint16 {
 	return out
 }
 
-func (e *jsEdge) StartTimer(h *takeover.Handle, ms float64, token uint32) {
-	e.startTimer.Invoke(h.ID, ms, token)
+// The effects catch what the host's functions throw and answer 1 instead
+// (takeover.Edge): a JS exception never unwinds through the kernel.
+
+func (e *jsEdge) StartTimer(h *takeover.Handle, ms float64, token uint32) bool {
+	return e.startTimer.Invoke(h.ID, ms, token).Int() != 0
 }
 
-func (e *jsEdge) CancelTimer(h *takeover.Handle) { e.cancelTimer.Invoke(h.ID) }
+func (e *jsEdge) CancelTimer(h *takeover.Handle) bool { return e.cancelTimer.Invoke(h.ID).Int() != 0 }
 
+// Deliver hands the facade, for the final flush, the settlement it must
+// apply before the callback runs, so isSettled() is already true there
+// (T29, T31); 0 otherwise.
 func (e *jsEdge) Deliver(h *takeover.Handle, p takeover.Phase) bool {
-	return e.deliver.Invoke(h.ID).Int() != 0
+	var settled int32
+	if p == takeover.Final {
+		settled = packSettled(h)
+	}
+	return e.deliver.Invoke(h.ID, settled).Int() != 0
 }
 
 func (e *jsEdge) Warn(h *takeover.Handle, msg []uint16) {
@@ -79,8 +89,45 @@ func packTerminal(h *takeover.Handle, t takeover.Terminal) int32 {
 	if !t.Settled {
 		return bridge.OK
 	}
-	o := t.Outcome
+	return packSettled(h)
+}
+
+func packSettled(h *takeover.Handle) int32 {
+	o := h.Outcome()
 	return h.RemnantCode()<<9 | 0x100 | int32(o.Status)<<4 | int32(o.TextFrom)<<2 | int32(o.ReasonFrom)
+}
+
+// keepSettlement is deferred by the exports that may settle h: should a
+// panic unwind after h settled, the call still answers the settlement
+// (all or nothing: `complete` resolves whenever the kernel settled) and the
+// panic is logged. Otherwise the panic is left to bridge.Exit.
+func keepSettlement(h *takeover.Handle, wasOpen bool, st *int32) {
+	if !wasOpen || !h.Settled() {
+		return
+	}
+	if r := recover(); r != nil {
+		*st = packSettled(h)
+		reportPanic(h, "settling", r)
+	}
+}
+
+// keepWrite is the same for a write the kernel accepted: a panic after
+// the acceptance (while delivering) must not make the facade undo a value
+// a callback may already have seen.
+func keepWrite(h *takeover.Handle, accepted *bool, st *int32) {
+	if !*accepted {
+		return
+	}
+	if r := recover(); r != nil {
+		*st = bridge.OK
+		reportPanic(h, "after a write", r)
+	}
+}
+
+func reportPanic(h *takeover.Handle, when string, r any) {
+	defer func() { _ = recover() }() // reporting must not fail the call
+	err := bridge.Internal(r)
+	takeoverFx.Warn(h, jsvalue.Cat(jsvalue.U("[message-takeover] internal error "+when+" (owner="), h.Owner, jsvalue.U("): "), err.Message))
 }
 
 // tk_create reads createMessageEditorHandle's described options from the
@@ -89,7 +136,10 @@ func packTerminal(h *takeover.Handle, t takeover.Terminal) int32 {
 //
 //go:wasmexport tk_create
 func tkCreate(n int32) (st int32) {
-	defer bridge.Contain(&st)
+	if !bridge.Enter() {
+		return bridge.Failed
+	}
+	defer bridge.Exit(&st)
 	d := bridge.Decoder{}
 	d.Reset(bridge.Buf(), int(n))
 	// Views: nothing is copied but what the kernel keeps (it clones).
@@ -130,10 +180,10 @@ func tkCreate(n int32) (st int32) {
 // (Handle.Quiet), so it may skip the crossing for them.
 const writeQuiet = 1
 
-func writeResult(h *takeover.Handle, err *apierr.Error) int32 {
-	if err != nil {
-		return bridge.Fail(err)
-	}
+// write performs a write the kernel accepted and answers it.
+func write(h *takeover.Handle, accepted *bool) int32 {
+	*accepted = true
+	h.Write()
 	if h.Quiet() {
 		return writeQuiet
 	}
@@ -145,24 +195,50 @@ func writeResult(h *takeover.Handle, err *apierr.Error) int32 {
 //
 //go:wasmexport tk_set
 func tkSet(id, field, kind, n int32) (st int32) {
-	defer bridge.Contain(&st)
-	h := handle(id)
-	if field == 0 {
-		return writeResult(h, h.SetText(jsvalue.Kind(kind), int(n)))
+	if !bridge.Enter() {
+		return bridge.Failed
 	}
-	return writeResult(h, h.SetReasoning(jsvalue.Kind(kind)))
+	defer bridge.Exit(&st)
+	h := handle(id)
+	accepted := false
+	defer keepWrite(h, &accepted, &st)
+	var err *apierr.Error
+	if field == 0 {
+		err = h.CheckText(jsvalue.Kind(kind), int(n))
+	} else {
+		err = h.CheckReasoning(jsvalue.Kind(kind))
+	}
+	if err != nil {
+		return bridge.Fail(err)
+	}
+	return write(h, &accepted)
 }
 
 //go:wasmexport tk_append_reasoning
 func tkAppendReasoning(id, kind, n int32) (st int32) {
-	defer bridge.Contain(&st)
+	if !bridge.Enter() {
+		return bridge.Failed
+	}
+	defer bridge.Exit(&st)
 	h := handle(id)
-	return writeResult(h, h.AppendReasoning(jsvalue.Kind(kind), int(n)))
+	accepted := false
+	defer keepWrite(h, &accepted, &st)
+	ok, err := h.CheckAppendReasoning(jsvalue.Kind(kind), int(n))
+	if err != nil {
+		return bridge.Fail(err)
+	}
+	if !ok {
+		return bridge.OK
+	}
+	return write(h, &accepted)
 }
 
 //go:wasmexport tk_on_update
 func tkOnUpdate(id, kind int32) (st int32) {
-	defer bridge.Contain(&st)
+	if !bridge.Enter() {
+		return bridge.Failed
+	}
+	defer bridge.Exit(&st)
 	if err := handle(id).SetOnUpdate(jsvalue.Kind(kind)); err != nil {
 		return bridge.Fail(err)
 	}
@@ -173,27 +249,38 @@ func tkOnUpdate(id, kind int32) (st int32) {
 //
 //go:wasmexport tk_settle
 func tkSettle(id, to int32) (st int32) {
-	defer bridge.Contain(&st)
+	if !bridge.Enter() {
+		return bridge.Failed
+	}
+	defer bridge.Exit(&st)
 	if to < 1 || to > 3 {
 		panic("takeover: bad terminal state")
 	}
 	h := handle(id)
+	defer keepSettlement(h, !h.Settled(), &st)
 	return packTerminal(h, h.Settle(takeover.State(to)))
 }
 
 //go:wasmexport tk_signal_abort
 func tkSignalAbort(id int32) (st int32) {
-	defer bridge.Contain(&st)
+	if !bridge.Enter() {
+		return bridge.Failed
+	}
+	defer bridge.Exit(&st)
 	h := kernel.Get(id) // a settled handle's listener does nothing (T35)
 	if h == nil {
 		return bridge.OK
 	}
+	defer keepSettlement(h, true, &st)
 	return packTerminal(h, h.SignalAborted())
 }
 
 //go:wasmexport tk_timer
 func tkTimer(id int32, token uint32) (st int32) {
-	defer bridge.Contain(&st)
+	if !bridge.Enter() {
+		return bridge.Failed
+	}
+	defer bridge.Exit(&st)
 	if h := kernel.Get(id); h != nil {
 		h.TimerFired(token)
 	}
@@ -202,7 +289,7 @@ func tkTimer(id int32, token uint32) (st int32) {
 
 //go:wasmexport tk_release
 func tkRelease(id int32) (st int32) {
-	defer bridge.Contain(&st)
+	defer bridge.Contain(&st) // never refused: it undoes a failed create
 	kernel.Release(id)
 	return bridge.OK
 }
@@ -212,7 +299,10 @@ func tkRelease(id int32) (st int32) {
 //
 //go:wasmexport tk_list
 func tkList(now float64) (st int32) {
-	defer bridge.Contain(&st)
+	if !bridge.Enter() {
+		return bridge.Failed
+	}
+	defer bridge.Exit(&st)
 	var e bridge.Encoder
 	rows := kernel.ListUnsettled(now)
 	e.F64(float64(len(rows)))
