@@ -77,18 +77,16 @@ test-e2e: wasm host-wasm node_modules
 # The SillyTavern extension: copy dist/sillytavern/tavern-core/ to
 # data/<user>/extensions/tavern-core/ (README "Use it in SillyTavern").
 ST_DIST := dist/sillytavern/tavern-core
-ST_EXT := $(wildcard sillytavern/*.js) sillytavern/manifest.json sillytavern/style.css sillytavern/README.md
-ST_LIB := $(addprefix $(JS)/,core.js index.js message-takeover.js takeover-host.js editor-ops.js chat-surface.js \
-	takeover-api.js editor-ops-api.js takeover-host-api.js) $(WASM) $(JS)/wasm_exec.js
+ST_EXT := $(wildcard sillytavern/*.js) sillytavern/style.css sillytavern/README.md
 
-sillytavern: $(ST_DIST)/manifest.json
-
-$(ST_DIST)/manifest.json: $(ST_EXT) $(ST_LIB)
+# Always reassembled (a copy, well under a second), so the folder never
+# lags behind js/ or sillytavern/.
+sillytavern: wasm
 	rm -rf $(ST_DIST)
-	mkdir -p $(ST_DIST)/lib
-	cp $(filter-out sillytavern/manifest.json,$(ST_EXT)) $(ST_DIST)/
-	cp $(ST_LIB) $(ST_DIST)/lib/
-	cp sillytavern/manifest.json $@
+	mkdir -p $(ST_DIST)
+	cp $(ST_EXT) $(ST_DIST)/
+	node sillytavern/copy-lib.mjs $(JS) $(ST_DIST)
+	cp sillytavern/manifest.json $(ST_DIST)/manifest.json
 
 # The real-frontend suite (js/e2e/sillytavern/): SillyTavern 1.18.0 from
 # ../shared/vendor or ST_TARBALL=…, cached per tarball hash under
