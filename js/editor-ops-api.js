@@ -8,7 +8,9 @@ const OP = {
   patchBySemantic: 6, ensureSection: 7, appendToSection: 8, markSection: 9, checkPipe: 10, classifyChunk: 11,
 };
 const KIND = { NONE: 0, CORE: 1, DUCK: 2, DUCK_NON_STRING: 3 }; // editops.HandleKind
-const PATCH_FIELDS = ['kind', 'start', 'end', 'offset', 'text', 'find', 'replaceWith', 'occurrence'];
+// Read in this order by Go (wasm/browser/editops.go readPatch); oldString
+// and newString are Luker's newest spelling of find and replaceWith.
+const PATCH_FIELDS = ['kind', 'start', 'end', 'offset', 'text', 'find', 'replaceWith', 'occurrence', 'oldString', 'newString'];
 const REASONING = 1; // editops.Target
 
 export function createEditorOpsApi(core) {

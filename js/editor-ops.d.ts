@@ -96,25 +96,25 @@ export interface DeleteRangePatch {
   end: number;
 }
 
-export interface ContextReplacePatch {
-  kind: 'context_replace';
-  /** O17: a non-empty string, matched by exact code units (T4). */
-  find: string;
-  /** O18: undefined or null deletes the match. */
-  replaceWith?: string | null;
+/**
+ * find/replaceWith, or Luker's newest spelling oldString/newString. For each
+ * pair the spec's name is read unless it is undefined or null and the other
+ * spelling holds a value, so a patch that gives both reads as find/replaceWith.
+ */
+export type ContextReplaceFields =
+  | { /** O17: a non-empty string, matched by exact code units (T4). */ find: string; oldString?: string;
+      /** O18: undefined or null deletes the match. */ replaceWith?: string | null; newString?: string | null }
+  | { oldString: string; newString?: string | null; find?: null; replaceWith?: null };
+
+export type ContextReplacePatch = { kind: 'context_replace';
   /** O19, O23 (extension): replace the n-th overlapping match, n ≥ 1. */
-  occurrence?: number | null;
-}
+  occurrence?: number | null } & ContextReplaceFields;
 
 /** O14: one applyPatch entry; other fields are ignored. */
 export type Patch = ReplaceRangePatch | InsertAtPatch | DeleteRangePatch | ContextReplacePatch;
 
 /** O25: one context replace; `kind` and other fields are ignored. */
-export interface SemanticPatch {
-  find: string;
-  replaceWith?: string | null;
-  occurrence?: number | null;
-}
+export type SemanticPatch = { occurrence?: number | null } & ContextReplaceFields;
 
 /** O29: the chunks pipeFrom applies; any other value is skipped. */
 export type StreamChunk = { type: 'text'; delta: string } | { type: 'reasoning'; delta: string };

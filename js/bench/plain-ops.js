@@ -156,6 +156,10 @@ function contextReplace(cur, find, replaceWith, occurrence) {
     { details: { find, replaceWith: repl, firstMatch: p1, secondMatch: p2, matchCount: count } });
 }
 
+// Luker's newest spelling: oldString/newString stand in for a nullish
+// find/replaceWith (messages here always say find/replaceWith).
+const aliased = (p) => [p.find ?? p.oldString ?? p.find, p.replaceWith ?? p.newString ?? p.replaceWith];
+
 function entry(cur, p) {
   if (p === null || typeof p !== 'object') throw invalid('not_an_object', `patch must be an object, got ${typeof p}`);
   switch (p.kind) {
@@ -174,7 +178,7 @@ function entry(cur, p) {
       return cur.slice(0, s) + cur.slice(e);
     }
     case 'context_replace': {
-      const [s, e, r] = contextReplace(cur, p.find, p.replaceWith, p.occurrence);
+      const [s, e, r] = contextReplace(cur, ...aliased(p), p.occurrence);
       return cur.slice(0, s) + r + cur.slice(e);
     }
     default:
@@ -200,6 +204,6 @@ export function patchBySemantic(h, spec) {
   checkHandle(h);
   if (spec === null || typeof spec !== 'object') throw invalid('not_an_object', `patchBySemantic spec must be an object, got ${typeof spec}`);
   const cur = h.getText();
-  const [s, e, r] = contextReplace(cur, spec.find, spec.replaceWith, spec.occurrence);
+  const [s, e, r] = contextReplace(cur, ...aliased(spec), spec.occurrence);
   h.setText(cur.slice(0, s) + r + cur.slice(e));
 }

@@ -6,25 +6,27 @@ import (
 )
 
 const (
-	msgFindEmpty = "context_replace.find must be a non-empty string"
 	msgNotFound  = "find string not present in current message body. The body may have been changed by an earlier patch — re-read getText() and produce a fresh `find` based on the current content."
 	msgAmbiguous = "find string is not unique in the current message body. Extend the `find` string to include surrounding context (a few lines before and/or after the target) until it matches exactly one location."
 )
 
 // contextReplace is O17–O24 against the scratch value, whose content it
 // touches only once the arguments are valid (O20: find, replaceWith,
-// occurrence, then matching).
-func contextReplace(sc *scratch, find, replaceWith, occurrence jsvalue.Value) (Splice, *apierr.Error) {
+// occurrence, then matching). Messages name the field each argument came
+// from (find or oldString, replaceWith or newString, Patch); details keep
+// the spec's keys.
+func contextReplace(sc *scratch, findArg, replArg ctxArg, occurrence jsvalue.Value) (Splice, *apierr.Error) {
+	find := findArg.v
 	if find.Kind != jsvalue.String || len(find.Str) == 0 {
-		return Splice{}, apierr.New(apierr.EditorOpsError, CodePatchNotFound, msgFindEmpty).With("find", find)
+		return Splice{}, apierr.New(apierr.EditorOpsError, CodePatchNotFound, "context_replace."+findArg.name+" must be a non-empty string").With("find", find)
 	}
-	repl := replaceWith
-	switch replaceWith.Kind {
+	repl := replArg.v
+	switch repl.Kind {
 	case jsvalue.Undefined, jsvalue.Null:
 		repl = emptyString
 	case jsvalue.String:
 	default:
-		return Splice{}, invalid(ReasonNotAString, typeofMsg("context_replace.replaceWith must be a string, got ", replaceWith))
+		return Splice{}, invalid(ReasonNotAString, typeofMsg("context_replace."+replArg.name+" must be a string, got ", repl))
 	}
 	hasOcc := occurrence.Kind != jsvalue.Undefined && occurrence.Kind != jsvalue.Null
 	if hasOcc {

@@ -8,11 +8,38 @@ import (
 // Patch is one applyPatch entry as the facade read it: the entry itself (for
 // the not-an-object check) and every field the rules read, Undefined when
 // absent. String fields must carry their units in Str.
+//
+// OldString and NewString are Luker's newest spelling of a context_replace's
+// Find and ReplaceWith (its tool schema requires them). For each pair the
+// spec's field is used unless it is undefined or null and the alias holds a
+// value: a patch that gives both reads as find/replaceWith.
 type Patch struct {
 	Entry                          jsvalue.Value
 	Kind, Start, End, Offset, Text jsvalue.Value
 	Find, ReplaceWith, Occurrence  jsvalue.Value
+	OldString, NewString           jsvalue.Value
 }
+
+// contextArgs picks the find and replacement fields of p, with the names
+// the error messages use.
+func (p *Patch) contextArgs() (ctxArg, ctxArg) {
+	return pick(p.Find, "find", p.OldString, "oldString"), pick(p.ReplaceWith, "replaceWith", p.NewString, "newString")
+}
+
+// ctxArg is one context_replace argument and the field it came from.
+type ctxArg struct {
+	v    jsvalue.Value
+	name string
+}
+
+func pick(v jsvalue.Value, name string, alias jsvalue.Value, aliasName string) ctxArg {
+	if nullish(v) && !nullish(alias) {
+		return ctxArg{alias, aliasName}
+	}
+	return ctxArg{v, name}
+}
+
+func nullish(v jsvalue.Value) bool { return v.Kind == jsvalue.Undefined || v.Kind == jsvalue.Null }
 
 // ApplyPatch is O13–O16. Entries are validated and applied in order to a
 // scratch value; the first failure returns that entry's error with
@@ -48,7 +75,8 @@ func PatchBySemantic(h HandleKind, text Buffer, spec Patch) (Edit, *apierr.Error
 		return Edit{}, invalid(ReasonNotAnObject, typeofMsg("patchBySemantic spec must be an object, got ", spec.Entry))
 	}
 	sc := scratch{src: text, n: text.Len()}
-	sp, err := contextReplace(&sc, spec.Find, spec.ReplaceWith, spec.Occurrence)
+	find, repl := spec.contextArgs()
+	sp, err := contextReplace(&sc, find, repl, spec.Occurrence)
 	if err != nil {
 		return Edit{}, err
 	}
@@ -85,7 +113,8 @@ func (sc *scratch) entry(p *Patch) (Splice, *apierr.Error) {
 	case 2:
 		return rangeSplice(sc.n, p.Start, p.End, emptyString)
 	case 3:
-		return contextReplace(sc, p.Find, p.ReplaceWith, p.Occurrence)
+		find, repl := p.contextArgs()
+		return contextReplace(sc, find, repl, p.Occurrence)
 	}
 	msg := jsvalue.Cat(jsvalue.U("unknown patch kind: "), p.Kind.Display())
 	return Splice{}, invalid(ReasonUnknownKind, msg).With("kind", p.Kind)

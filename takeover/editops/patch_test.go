@@ -299,3 +299,42 @@ func TestS109_ValidPatchIsAnEdit(t *testing.T) {
 		t.Fatalf("%+v", e)
 	}
 }
+
+// Luker's newest context_replace spells find/replaceWith as
+// oldString/newString (O17, O18, O22, O25): both spellings work; when a
+// patch gives both, find/replaceWith win; a nullish spec field falls back to
+// the alias; messages name the field that was read, details keep the spec's
+// keys.
+func TestO17O18_OldStringNewStringAliases(t *testing.T) {
+	luker := func(old, new jsvalue.Value) Patch {
+		return Patch{Entry: obj, Kind: S("context_replace"), OldString: old, NewString: new}
+	}
+	e, err := ApplyPatch(CoreHandle, B("The cat sat."), []Patch{luker(S("cat"), S("dog"))})
+	wantText(t, "The cat sat.", e, err, "The dog sat.")
+	e, err = PatchBySemantic(CoreHandle, B("The cat sat."), luker(S("sat"), S("stood")))
+	wantText(t, "The cat sat.", e, err, "The cat stood.")
+	// Both given: the spec's names win, whatever the alias says.
+	both := Patch{Entry: obj, Kind: S("context_replace"), Find: S("cat"), ReplaceWith: S("dog"), OldString: S("sat"), NewString: S("ran")}
+	e, err = ApplyPatch(CoreHandle, B("The cat sat."), []Patch{both})
+	wantText(t, "The cat sat.", e, err, "The dog sat.")
+	// Mixed spellings fill each other in.
+	mixed := Patch{Entry: obj, Kind: S("context_replace"), Find: null, OldString: S("cat"), NewString: S("cow")}
+	e, err = ApplyPatch(CoreHandle, B("The cat sat."), []Patch{mixed})
+	wantText(t, "The cat sat.", e, err, "The cow sat.")
+	// An empty spec string is a value: it wins and is refused.
+	_, err = ApplyPatch(CoreHandle, B("cat"), []Patch{{Entry: obj, Kind: S("context_replace"), Find: S(""), OldString: S("cat")}})
+	wantErr(t, err, CodePatchNotFound, "context_replace.find must be a non-empty string", D("find", S(""), "index", 0))
+	// Neither given: the spec's field and its value as given (S116).
+	_, err = ApplyPatch(CoreHandle, B("cat"), []Patch{{Entry: obj, Kind: S("context_replace"), Find: null}})
+	wantErr(t, err, CodePatchNotFound, "context_replace.find must be a non-empty string", D("find", null, "index", 0))
+	_, err = ApplyPatch(CoreHandle, B("cat"), []Patch{luker(S(""), S("x"))})
+	wantErr(t, err, CodePatchNotFound, "context_replace.oldString must be a non-empty string", D("find", S(""), "index", 0))
+	_, err = ApplyPatch(CoreHandle, B("cat"), []Patch{luker(S("cat"), N(5))})
+	wantErr(t, err, CodeInvalidOffset, "context_replace.newString must be a string, got number", D("reason", "not_a_string", "index", 0))
+	// newString absent deletes the match, as replaceWith does (O18).
+	e, err = ApplyPatch(CoreHandle, B("abc"), []Patch{luker(S("b"), undef)})
+	wantText(t, "abc", e, err, "ac")
+	// Not found and ambiguous report the spec's detail keys.
+	_, err = ApplyPatch(CoreHandle, B("cat cat"), []Patch{luker(S("cat"), S("dog"))})
+	wantErr(t, err, CodePatchAmbiguous, ambiguousMsg, D("find", S("cat"), "replaceWith", S("dog"), "firstMatch", 0, "secondMatch", 4, "matchCount", 2, "index", 0))
+}

@@ -61,7 +61,7 @@ func (b jsBuffer) IndexOf(sub jsvalue.Value, from int) int {
 
 func readPatch(d *bridge.Decoder) editops.Patch {
 	var p editops.Patch
-	for _, f := range []*jsvalue.Value{&p.Entry, &p.Kind, &p.Start, &p.End, &p.Offset, &p.Text, &p.Find, &p.ReplaceWith, &p.Occurrence} {
+	for _, f := range []*jsvalue.Value{&p.Entry, &p.Kind, &p.Start, &p.End, &p.Offset, &p.Text, &p.Find, &p.ReplaceWith, &p.Occurrence, &p.OldString, &p.NewString} {
 		*f, _ = d.Value()
 	}
 	return p
