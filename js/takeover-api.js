@@ -123,9 +123,11 @@ export function createTakeoverApi(core) {
     return sig instanceof AbortSignal ? (sig.aborted ? BRAND.ABORTED_SIGNAL : BRAND.SIGNAL) : BRAND.PLAIN;
   }
 
+  // createMessageEditorHandle, for a host default of settleOnAbort
+  // (installTakeoverContext's option; the exported function has none).
   // Every option is read before anything is encoded: a getter may call
   // back into the core, which uses the same request buffer.
-  function handleFactory() {
+  function handleFactory(hostSettle) {
     return function createMessageEditorHandle(opts) {
       const o = opts !== null && typeof opts === 'object' ? opts : undefined;
       const generationType = o?.generationType;
@@ -147,13 +149,14 @@ export function createTakeoverApi(core) {
       core.value(owner);
       core.value(settleOnAbort);
       core.f64(now);
-      const st = ex.tk_create(core.flush());
+      const st = ex.tk_create(core.flush(), hostSettle);
       core.refs.length = 0;
       if (st < 0) throw fail();
       return makeHandle(st, originalText ?? '', originalReasoning ?? '', signal, owner);
     };
   }
-  const createMessageEditorHandle = handleFactory();
+  const createMessageEditorHandle = handleFactory(0);
+  let createSettling; // made on first use
 
   // The handle. Its methods are closures (no method uses `this`, so
   // detached calls work, T19); the slot sits in a private field, which
@@ -258,6 +261,9 @@ export function createTakeoverApi(core) {
     TakeoverError,
     GENERATE_TAKEOVER_DISPATCH,
     createMessageEditorHandle,
+    // The variant whose settleOnAbort defaults to true (one function per
+    // core, so installing a context twice changes nothing).
+    settlingCreate: () => (createSettling ??= handleFactory(1)),
     listUnsettledHandles,
     slotOf: (h) => MessageEditorHandle.slotOf(h),
     fail,

@@ -37,7 +37,7 @@ function readAction(d) {
 export function createTakeoverHostApi(core) {
   const ex = core.ex;
   const {
-    TakeoverError, GENERATE_TAKEOVER_DISPATCH, createMessageEditorHandle, listUnsettledHandles, slotOf, fail,
+    TakeoverError, GENERATE_TAKEOVER_DISPATCH, createMessageEditorHandle, settlingCreate, listUnsettledHandles, slotOf, fail,
   } = core.takeover;
 
   // Everything is read (getters run) before anything is encoded: a getter
@@ -223,9 +223,18 @@ export function createTakeoverHostApi(core) {
   }
 
   // T69: the context installer. Idempotent; other eventTypes keys are kept.
-  function installTakeoverContext(ctx) {
-    if (ex.tk_check_context(kindOf(ctx)) !== 0) throw fail();
-    ctx.createMessageEditorHandle = createMessageEditorHandle;
+  // options.settleOnAbort (an extension) installs the variant whose handles
+  // settle on their signal's abort unless a plugin says otherwise.
+  function installTakeoverContext(ctx, options) {
+    const settle = options !== null && typeof options === 'object' ? options.settleOnAbort : undefined;
+    core.begin();
+    core.value(ctx);
+    core.value(options);
+    core.value(settle);
+    const st = ex.tk_check_context(core.flush());
+    core.refs.length = 0;
+    if (st < 0) throw fail();
+    ctx.createMessageEditorHandle = st === 1 ? settlingCreate() : createMessageEditorHandle;
     ctx.TakeoverError = TakeoverError;
     if (ctx.eventTypes === null || ctx.eventTypes === undefined) ctx.eventTypes = {};
     ctx.eventTypes.GENERATE_TAKEOVER_DISPATCH = GENERATE_TAKEOVER_DISPATCH;

@@ -68,6 +68,17 @@ export interface TakeoverContext {
   eventTypes: Record<string, string> & { GENERATE_TAKEOVER_DISPATCH: 'generate_takeover_dispatch' };
 }
 
-export function installTakeoverContext<T extends object>(ctx: T): T & TakeoverContext;
+export interface InstallTakeoverContextOptions {
+  /**
+   * The settleOnAbort default of every handle this context's
+   * createMessageEditorHandle makes (a plugin's own boolean still wins).
+   * false (the default) follows the seed: the core never settles on abort.
+   * true gives Luker's newest behaviour: a handle settles as aborted when
+   * its abortSignal fires.
+   */
+  settleOnAbort?: boolean;
+}
+
+export function installTakeoverContext<T extends object>(ctx: T, options?: InstallTakeoverContextOptions): T & TakeoverContext;
 
 export function listUnsettledHandles(): Array<{ owner: string; generationType: GenerationType; ageMs: number; claimed: boolean }>;

@@ -104,10 +104,27 @@ func (d *Dispatch) Assign(c Candidate) Claim {
 	return cl
 }
 
-// CheckContext validates installTakeoverContext's argument (T69).
-func CheckContext(k jsvalue.Kind) *apierr.Error {
-	if k == jsvalue.Object || k == jsvalue.Function {
-		return nil
+// CheckContext validates installTakeoverContext(ctx, options) (T69) and
+// returns the settleOnAbort default the installed createMessageEditorHandle
+// gives its handles. options is an extension: undefined means {}; its
+// settleOnAbort (undefined: false, the seed's rule T34) lets a host choose
+// Luker's auto-settle for every handle it hands out.
+func CheckContext(ctx, options, settle jsvalue.Value) (hostSettle bool, err *apierr.Error) {
+	if ctx.Kind != jsvalue.Object && ctx.Kind != jsvalue.Function {
+		return false, apierr.New(apierr.TakeoverError, "invalid_argument", "installTakeoverContext: context must be an object")
 	}
-	return apierr.New(apierr.TakeoverError, "invalid_argument", "installTakeoverContext: context must be an object")
+	switch options.Kind {
+	case jsvalue.Undefined:
+		return false, nil
+	case jsvalue.Object:
+	default:
+		return false, argErr(jsvalue.Cat(jsvalue.U("installTakeoverContext: options must be an object; got "), options.Display()))
+	}
+	switch settle.Kind {
+	case jsvalue.Undefined:
+		return false, nil
+	case jsvalue.Boolean:
+		return settle.Bool, nil
+	}
+	return false, argErr(jsvalue.U("installTakeoverContext: options.settleOnAbort must be a boolean; got " + settle.TypeOf()))
 }

@@ -490,3 +490,28 @@ func TestT53_EventOverrides(t *testing.T) {
 		t.Fatalf("%q", seen)
 	}
 }
+
+// T69 and its extension: installTakeoverContext(ctx, options) checks the
+// context, then the options object and its settleOnAbort, which becomes the
+// default of the installed createMessageEditorHandle.
+func TestT69_CheckContextAndOptions(t *testing.T) {
+	obj := jsvalue.Opaque(jsvalue.Object, 1)
+	undef := jsvalue.Undef()
+	if s, err := CheckContext(obj, undef, undef); err != nil || s {
+		t.Fatalf("defaults: %v %v", s, err)
+	}
+	if s, err := CheckContext(jsvalue.Opaque(jsvalue.Function, 1), obj, jsvalue.Bool(true)); err != nil || !s {
+		t.Fatalf("settleOnAbort true: %v %v", s, err)
+	}
+	if s, err := CheckContext(obj, obj, undef); err != nil || s {
+		t.Fatalf("{}: %v %v", s, err)
+	}
+	_, err := CheckContext(jsvalue.NullValue(), obj, jsvalue.Bool(true))
+	wantErr(t, err, "invalid_argument", "installTakeoverContext: context must be an object")
+	_, err = CheckContext(obj, jsvalue.Num(1), undef)
+	wantErr(t, err, "invalid_argument", "installTakeoverContext: options must be an object; got 1")
+	_, err = CheckContext(obj, jsvalue.NullValue(), undef)
+	wantErr(t, err, "invalid_argument", "installTakeoverContext: options must be an object; got null")
+	_, err = CheckContext(obj, obj, jsvalue.ASCII("yes"))
+	wantErr(t, err, "invalid_argument", "installTakeoverContext: options.settleOnAbort must be a boolean; got string")
+}

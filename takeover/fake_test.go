@@ -121,6 +121,7 @@ type opts struct {
 	gen, text, reasoning, owner, interval, settle jsvalue.Value
 	signal                                        SignalKind
 	aborted                                       bool
+	hostSettle                                    bool
 	optsKind                                      jsvalue.Kind
 }
 
@@ -146,7 +147,7 @@ func (w *world) create(o opts) (*Handle, *apierr.Error) {
 	}
 	h, err := w.k.Create(&CreateOpts{Opts: jsvalue.Opaque(kind, 1), GenerationType: o.gen, OriginalText: o.text,
 		OriginalReasoning: o.reasoning, Signal: o.signal, SignalAborted: o.aborted, FlushIntervalMs: o.interval,
-		Owner: o.owner, SettleOnAbort: o.settle, Now: w.now})
+		Owner: o.owner, SettleOnAbort: o.settle, HostSettleOnAbort: o.hostSettle, Now: w.now})
 	if err != nil {
 		return nil, err
 	}

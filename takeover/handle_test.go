@@ -661,8 +661,10 @@ func TestCreateKeepsCopiesOfItsStrings(t *testing.T) {
 }
 
 // T13, T16, T35: settleOnAbort without a given signal uses the handle's own
-// signal, which never aborts, so nothing listens.
-func TestT13T16_SettleOnAbortWithoutSignal(t *testing.T) {
+// signal, which never aborts, so nothing listens; the host's default
+// (installTakeoverContext's settleOnAbort) applies only when opts leave it
+// undefined.
+func TestT13T16_SettleOnAbortSignalAndHostDefault(t *testing.T) {
 	w := newWorld(t)
 	h := w.H(func(o *opts) { o.settle = jsvalue.Bool(true) })
 	if h.Settled() || h.ListensForAbort() {
@@ -674,6 +676,20 @@ func TestT13T16_SettleOnAbortWithoutSignal(t *testing.T) {
 	if len(w.k.ListUnsettled(0)) != 1 {
 		t.Fatal("listed while open")
 	}
+	host := w.H(func(o *opts) { o.signal = SignalGiven; o.hostSettle = true })
+	if !host.ListensForAbort() {
+		t.Fatal("the host default turns settleOnAbort on")
+	}
+	optOut := w.H(func(o *opts) { o.signal = SignalGiven; o.hostSettle = true; o.settle = jsvalue.Bool(false) })
+	if optOut.ListensForAbort() {
+		t.Fatal("an explicit false wins over the host default")
+	}
+	pre := w.H(func(o *opts) { o.signal = SignalGiven; o.aborted = true; o.hostSettle = true })
+	if pre.State() != Aborted {
+		t.Fatal("the host default applies to a pre-aborted signal too (T35)")
+	}
+	_, err := w.create(opts{gen: str("normal"), settle: jsvalue.Num(1), hostSettle: true})
+	wantErr(t, err, "invalid_argument", "opts.settleOnAbort must be a boolean; got number")
 }
 
 // T29, T31: settlement is all or nothing. The handle is settled and out of

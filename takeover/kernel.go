@@ -93,6 +93,10 @@ type CreateOpts struct {
 	FlushIntervalMs   jsvalue.Value
 	Owner             jsvalue.Value
 	SettleOnAbort     jsvalue.Value
+	// HostSettleOnAbort is the default for an undefined settleOnAbort: the
+	// host's choice for the handles it hands out (installTakeoverContext's
+	// settleOnAbort option); false follows the seed (T34).
+	HostSettleOnAbort bool
 	Now               float64
 }
 
@@ -147,7 +151,7 @@ func (k *Kernel) Create(o *CreateOpts) (*Handle, *apierr.Error) {
 	if err != nil {
 		return nil, err
 	}
-	settle := false
+	settle := o.HostSettleOnAbort
 	switch v := o.SettleOnAbort; v.Kind {
 	case jsvalue.Undefined:
 	case jsvalue.Boolean:

@@ -42,11 +42,13 @@ export function regexCleanup(text) {
  * @param {(i) => void} o.render     draws message i (or removes it when i >= chat.length)
  * @param {(locked) => void} [o.setLocked]
  * @param {(type, chat, signal) => AsyncIterable<string>} [o.fallback] the normal LLM path
+ * @param {boolean} [o.settleOnAbort] the host's choice for the handles its context makes:
+ *   true gives Luker's auto-settle on Stop (installTakeoverContext's option), false the seed's rule
  */
-export function createTavernHost({ chat, save, render, setLocked = () => {}, fallback }) {
+export function createTavernHost({ chat, save, render, setLocked = () => {}, fallback, settleOnAbort = false }) {
   const eventSource = new EventSource();
   const context = { chat, eventSource, eventTypes: { ...event_types } };
-  installTakeoverContext(context);
+  installTakeoverContext(context, { settleOnAbort });
   let generation = 0;
   let controller = null;
   let locked = false;

@@ -487,6 +487,54 @@ test('S72 S73 T69 T70 T71: installTakeoverContext', () => {
   assert.ok(err instanceof ctx.TakeoverError);
 });
 
+test('T69 T34 T35: installTakeoverContext(ctx, { settleOnAbort: true }) hands out Luker\'s auto-settling handles', async () => {
+  const luker = installTakeoverContext({}, { settleOnAbort: true });
+  const make = luker.createMessageEditorHandle;
+  assert.notEqual(make, createMessageEditorHandle, 'a host-level variant');
+  assert.equal(installTakeoverContext({}, { settleOnAbort: true }).createMessageEditorHandle, make, 'one variant per core');
+  assert.equal(luker.TakeoverError, TakeoverError);
+  assert.equal(luker.eventTypes.GENERATE_TAKEOVER_DISPATCH, 'generate_takeover_dispatch');
+  const ac = new AbortController();
+  const h = make({ generationType: 'normal', abortSignal: ac.signal, owner: 'luker' });
+  h.setText('partial');
+  ac.abort();
+  assert.equal(h.isSettled(), true, 'settled by the signal, as in Luker');
+  assert.deepEqual(await h.complete, { status: 'aborted', finalText: 'partial', finalReasoning: '' });
+  assert.equal((await rejectedWith(h.commit())).code, 'editor_aborted');
+  // A plugin's explicit false still wins; a pre-aborted signal settles at once.
+  const ac2 = new AbortController();
+  const keep = make({ generationType: 'normal', abortSignal: ac2.signal, settleOnAbort: false });
+  ac2.abort();
+  assert.equal(keep.isSettled(), false);
+  await keep.discard();
+  assert.equal(make({ generationType: 'swipe', abortSignal: ac2.signal }).isSettled(), true);
+  // Validation is the exported function's, settleOnAbort included.
+  assert.equal(rejectedSync(() => make({ generationType: 'normal', settleOnAbort: 1 })).message, 'opts.settleOnAbort must be a boolean; got number');
+  // The default, {} and { settleOnAbort: false } install the exported function; a re-install switches.
+  for (const o of [undefined, {}, { settleOnAbort: false }]) {
+    assert.equal(installTakeoverContext({}, o).createMessageEditorHandle, createMessageEditorHandle);
+  }
+  const ctx = installTakeoverContext({}, { settleOnAbort: true });
+  installTakeoverContext(ctx);
+  assert.equal(ctx.createMessageEditorHandle, createMessageEditorHandle);
+  // Bad options are refused before anything is installed.
+  for (const [o, msg] of [
+    [null, 'installTakeoverContext: options must be an object; got null'],
+    [true, 'installTakeoverContext: options must be an object; got true'],
+    [{ settleOnAbort: 'yes' }, 'installTakeoverContext: options.settleOnAbort must be a boolean; got string'],
+  ]) {
+    const bare = {};
+    const e = rejectedSync(() => installTakeoverContext(bare, o));
+    assert.ok(e instanceof TakeoverError);
+    assert.equal(e.code, 'invalid_argument');
+    assert.equal(e.message, msg);
+    assert.deepEqual(bare, {});
+  }
+});
+
+const rejectedSync = (fn) => { try { fn(); } catch (e) { return e; } throw new Error('expected a throw'); };
+const rejectedWith = (p) => p.then(() => { throw new Error('expected a rejection'); }, (e) => e);
+
 test('S74 T68: usable synchronously after import; editor ops accept the handle', () => {
   const h = createMessageEditorHandle({ generationType: 'normal', flushIntervalMs: 0 });
   ops.appendText(h, 'ok');

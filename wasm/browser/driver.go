@@ -168,16 +168,25 @@ func tkClaim(id, n int32) (st int32) {
 	return bridge.Write(e.Out())
 }
 
-// tk_check_context validates installTakeoverContext's argument (T69).
+// tk_check_context validates installTakeoverContext's described arguments
+// (ctx, options, options.settleOnAbort; T69) and returns the settleOnAbort
+// default of the function to install (0 or 1), or Failed.
 //
 //go:wasmexport tk_check_context
-func tkCheckContext(kind int32) (st int32) {
+func tkCheckContext(n int32) (st int32) {
 	if !bridge.Enter() {
 		return bridge.Failed
 	}
 	defer bridge.Exit(&st)
-	if err := takeover.CheckContext(jsvalue.Kind(kind)); err != nil {
+	var d bridge.Decoder
+	d.Reset(bridge.Buf(), int(n))
+	ctx, options := value(&d), value(&d)
+	settle, err := takeover.CheckContext(ctx, options, value(&d))
+	if err != nil {
 		return bridge.Fail(err)
+	}
+	if settle {
+		return 1
 	}
 	return bridge.OK
 }

@@ -133,9 +133,11 @@ func reportPanic(h *takeover.Handle, when string, r any) {
 // tk_create reads createMessageEditorHandle's described options from the
 // buffer (n units) and returns id<<2 | listens<<1 for an open handle, or
 // packTerminal<<1 | 1 for one created already settled (T35), or Failed.
+// hostSettle is the settleOnAbort default of the context the function came
+// from (installTakeoverContext's option; 0 for the exported function).
 //
 //go:wasmexport tk_create
-func tkCreate(n int32) (st int32) {
+func tkCreate(n, hostSettle int32) (st int32) {
 	if !bridge.Enter() {
 		return bridge.Failed
 	}
@@ -161,6 +163,7 @@ func tkCreate(n int32) (st int32) {
 	o.Owner, _ = d.View()
 	o.SettleOnAbort, _ = d.View()
 	o.Now = d.F64()
+	o.HostSettleOnAbort = hostSettle != 0
 	h, err := kernel.Create(&o)
 	if err != nil {
 		return bridge.Fail(err)
