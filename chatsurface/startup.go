@@ -26,9 +26,47 @@ func ErrMalformedRequirement() *Error {
 	return newTypeError(CodeInvalidArgument, "ChatSurface renderer capability is malformed")
 }
 
+// HookKey names the manifest hook startChatSurfaceExtensions calls for an
+// extension.
+type HookKey int
+
+const (
+	NoHook          HookKey = iota
+	ChatSurfaceHook         // "hooks": {"chatSurface": "<export>"}, the seed's spelling
+	ActivateHook            // "hooks": {"activate": "<export>"}, how renderers declare themselves to SillyTavern
+)
+
+// Name is the hook's manifest key.
+func (k HookKey) Name() string {
+	switch k {
+	case ChatSurfaceHook:
+		return "chatSurface"
+	case ActivateHook:
+		return "activate"
+	}
+	return ""
+}
+
+// StartupHook is the precedence rule between the two spellings (C134 and
+// docs/sillytavern.md): a non-empty string chatSurface hook wins, else a
+// non-empty string activate hook, else none (a required extension is then
+// activated through the host, C134). Real renderers declare only activate,
+// which SillyTavern itself calls; chatSurface is the explicit startup entry,
+// so an extension declaring both is started through chatSurface alone. nil
+// stands for a value that is not a string.
+func StartupHook(chatSurface, activate *string) HookKey {
+	switch {
+	case chatSurface != nil && *chatSurface != "":
+		return ChatSurfaceHook
+	case activate != nil && *activate != "":
+		return ActivateHook
+	}
+	return NoHook
+}
+
 // ErrHookNotFunction is C134's error; name is the extension's name as listed.
-func ErrHookNotFunction(name, export string) *Error {
-	return newError(CodeContract, `Extension "`+name+`" declares chatSurface hook "`+export+
+func ErrHookNotFunction(key HookKey, name, export string) *Error {
+	return newError(CodeContract, `Extension "`+name+`" declares `+key.Name()+` hook "`+export+
 		`" but does not export a function of that name`)
 }
 

@@ -32,13 +32,40 @@ func TestC137_S90_Gate(t *testing.T) {
 // C134 C137 S91 S92: exact messages; a third-party/ prefix is kept in the
 // hook error.
 func TestC134_S91_S92_Messages(t *testing.T) {
-	wantErr(t, ErrHookNotFunction("X", "registerChatSurface"), ClassError,
+	wantErr(t, ErrHookNotFunction(ChatSurfaceHook, "X", "registerChatSurface"), ClassError,
 		`Extension "X" declares chatSurface hook "registerChatSurface" but does not export a function of that name`)
-	wantErr(t, ErrHookNotFunction("third-party/X", "h"), ClassError,
+	wantErr(t, ErrHookNotFunction(ChatSurfaceHook, "third-party/X", "h"), ClassError,
 		`Extension "third-party/X" declares chatSurface hook "h" but does not export a function of that name`)
+	wantErr(t, ErrHookNotFunction(ActivateHook, "third-party/JS-Slash-Runner", "init"), ClassError,
+		`Extension "third-party/JS-Slash-Runner" declares activate hook "init" but does not export a function of that name`)
 	wantErr(t, ErrRequirementsNotArray(), ClassTypeError, "ChatSurface capability requirements must be an array")
 	wantErr(t, ErrMalformedRequirement(), ClassTypeError, "ChatSurface renderer capability is malformed")
 	if ExtensionMatches("third-party/third-party/X", "X") || !ExtensionMatches("X", "X") {
 		t.Fatal("only one leading third-party/ is removed")
+	}
+}
+
+// C134: the precedence between the seed's chatSurface hook and the
+// activate hook real renderers declare.
+func TestC134_StartupHookPrecedence(t *testing.T) {
+	str := func(s string) *string { return &s }
+	for _, c := range []struct {
+		chatSurface, activate *string
+		want                  HookKey
+	}{
+		{str("registerChatSurface"), nil, ChatSurfaceHook},
+		{nil, str("init"), ActivateHook},
+		{str("registerChatSurface"), str("init"), ChatSurfaceHook},
+		{str(""), str("init"), ActivateHook},
+		{nil, str(""), NoHook},
+		{nil, nil, NoHook},
+		{str(""), str(""), NoHook},
+	} {
+		if got := StartupHook(c.chatSurface, c.activate); got != c.want {
+			t.Errorf("StartupHook(%v, %v) = %v, want %v", c.chatSurface, c.activate, got, c.want)
+		}
+	}
+	if ChatSurfaceHook.Name() != "chatSurface" || ActivateHook.Name() != "activate" || NoHook.Name() != "" {
+		t.Fatal("hook names")
 	}
 }

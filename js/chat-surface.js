@@ -376,8 +376,9 @@ export function installChatSurfaceApi(target, options) {
 export const CHAT_SURFACE_RENDERER_CAPABILITIES = check(fx.startup(START.DEFAULTS));
 
 /**
- * Activate the enabled extensions in order, awaiting each chatSurface hook
- * or required activation, then check the capability gate (C133–C137). Every
+ * Activate the enabled extensions in order, awaiting each startup hook
+ * (`hooks.chatSurface`, else `hooks.activate`: chatsurface.StartupHook) or
+ * required activation, then check the capability gate (C133–C137). Every
  * failure rejects; nothing throws synchronously.
  */
 export async function startChatSurfaceExtensions(options) {
@@ -389,11 +390,14 @@ export async function startChatSurfaceExtensions(options) {
     const names = [];
     for (const ext of extensions) {
       names.push(ext.name);
-      const hook = ext.manifest?.hooks?.chatSurface;
-      if (typeof hook === 'string' && hook !== '') {
+      const hooks = ext.manifest?.hooks;
+      const declared = [hooks?.chatSurface, hooks?.activate];
+      const key = check(fx.startup(START.HOOK, declared[0], declared[1])); // 1-based position, 0: none
+      if (key !== 0) {
+        const hook = declared[key - 1];
         const ns = await importExtension.call(undefined, ext);
         const fn = ns[hook];
-        if (typeof fn !== 'function') check(fx.startup(START.HOOK_ERROR, String(ext.name), hook));
+        if (typeof fn !== 'function') check(fx.startup(START.HOOK_ERROR, String(ext.name), hook, key));
         await fn.call(undefined);
       } else if (check(fx.startup(START.REQUIRED, call, ext.name))) {
         await activateExtension.call(undefined, ext);

@@ -78,6 +78,7 @@ export const SURFACE_START = Object.freeze({
   HOOK_ERROR: 3,
   GATE: 4,
   DONE: 5,
+  HOOK: 6,
 });
 
 // chatsurface.Class: the constructor a chat surface error is made with

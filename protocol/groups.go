@@ -40,7 +40,7 @@ func Groups() []Group {
 		}, false},
 		{"SURFACE_START", "startChatSurfaceExtensions steps (protocol/surface.go)", []Entry{
 			{"DEFAULTS", StartDefaults}, {"VALIDATE", StartValidate}, {"REQUIRED", StartRequired},
-			{"HOOK_ERROR", StartHookError}, {"GATE", StartGate}, {"DONE", StartDone},
+			{"HOOK_ERROR", StartHookError}, {"GATE", StartGate}, {"DONE", StartDone}, {"HOOK", StartHook},
 		}, false},
 		{"SURFACE_CLASS", "chatsurface.Class: the constructor a chat surface error is made with", []Entry{
 			{"ERROR", int(chatsurface.ClassError)}, {"TYPE_ERROR", int(chatsurface.ClassTypeError)},

@@ -21,9 +21,10 @@ const (
 	StartDefaults  = iota // the C138 table as frozen JS objects
 	StartValidate         // requirements → call id (C137)
 	StartRequired         // call id, extension name → bool (C134)
-	StartHookError        // name, export → throws (C134)
+	StartHookError        // name, export, hook key → throws (C134)
 	StartGate             // call id, enabled names → throws or nothing (C137)
 	StartDone             // call id: forget its requirements
+	StartHook             // hooks.chatSurface, hooks.activate → the hook key to call (chatsurface.StartupHook)
 )
 
 // A classified callback result (C5) crosses as kind | ref<<ResultRefShift;

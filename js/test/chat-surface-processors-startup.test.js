@@ -110,3 +110,33 @@ test('C137: requirements are validated before the walk; failures reject, never t
   assert.equal(await startChatSurfaceExtensions(opts([])), undefined);
   assert.equal(called, 1);
 });
+
+test('C134: an activate hook (how real renderers declare themselves) is called too; chatSurface takes precedence', async () => {
+  const log = [];
+  const modules = {
+    'third-party/A': { init() { log.push('A.init'); } },
+    B: { registerChatSurface() { log.push('B.registerChatSurface'); }, init() { log.push('B.init'); } },
+    C: { init() { log.push('C.init'); } },
+  };
+  await startChatSurfaceExtensions({
+    extensions: [
+      { name: 'third-party/A', manifest: { hooks: { activate: 'init' } } },
+      { name: 'B', manifest: { hooks: { chatSurface: 'registerChatSurface', activate: 'init' } } },
+      { name: 'C', manifest: { hooks: { chatSurface: '', activate: 'init' } } },
+      { name: 'D', manifest: { hooks: { activate: '' } } },
+      { name: 'E', manifest: { hooks: { activate: 5 } } },
+    ],
+    importExtension: async (ext) => { log.push(`import:${ext.name}`); return modules[ext.name]; },
+    activateExtension: (ext) => { log.push(`activate:${ext.name}`); },
+  });
+  assert.deepEqual(log, ['import:third-party/A', 'A.init', 'import:B', 'B.registerChatSurface', 'import:C', 'C.init']);
+});
+
+test('C134: a declared activate hook the module lacks rejects, naming the hook', async () => {
+  const err = await startChatSurfaceExtensions({
+    extensions: [{ name: 'third-party/X', manifest: { hooks: { activate: 'init' } } }],
+    importExtension: async () => ({ init: 'not a function' }),
+    activateExtension: () => {},
+  }).then(() => null, (e) => e);
+  assert.equal(err.message, 'Extension "third-party/X" declares activate hook "init" but does not export a function of that name');
+});

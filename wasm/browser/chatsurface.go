@@ -506,6 +506,9 @@ func (e *surfaceEdge) processorFailed(a []js.Value) any {
 
 // ---- startChatSurfaceExtensions (C133–C139) ----
 
+// startHookOrder is the order of StartHook's hook arguments.
+var startHookOrder = [...]chatsurface.HookKey{chatsurface.ChatSurfaceHook, chatsurface.ActivateHook}
+
 // startup runs one step (protocol.Start*) for the facade's walk: a[1] and
 // a[2] are the step's arguments.
 func (e *surfaceEdge) startup(a []js.Value) any {
@@ -536,8 +539,29 @@ func (e *surfaceEdge) startup(a []js.Value) any {
 			name = e.str(a[2])
 		}
 		return chatsurface.Required(name, e.reqs[a[1].Int()])
+	case protocol.StartHook:
+		// a[1], a[2] are hooks.chatSurface and hooks.activate; the answer is
+		// the 1-based position of the one to call, 0 for none.
+		var hooks [2]*string
+		for i, v := range a[1:3] {
+			if v.Type() == js.TypeString {
+				s := e.str(v)
+				hooks[i] = &s
+			}
+		}
+		for i, k := range startHookOrder {
+			if chatsurface.StartupHook(hooks[0], hooks[1]) == k {
+				return i + 1
+			}
+		}
+		return 0
 	case protocol.StartHookError:
-		return e.fail(chatsurface.ErrHookNotFunction(e.str(a[1]), e.str(a[2])))
+		// a[3] is the position StartHook answered.
+		key := chatsurface.NoHook
+		if p := a[3].Int(); p >= 1 && p <= len(startHookOrder) {
+			key = startHookOrder[p-1]
+		}
+		return e.fail(chatsurface.ErrHookNotFunction(key, e.str(a[1]), e.str(a[2])))
 	case protocol.StartGate:
 		var names []string
 		for i, n := 0, a[2].Length(); i < n; i++ {
