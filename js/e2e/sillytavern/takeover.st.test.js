@@ -162,6 +162,29 @@ test('Stop keeps the partial as an aborted turn: shown, not saved, no MESSAGE_RE
   assert.equal(mock.completions.length, 0);
 });
 
+test('the aborted partial stays in chat[] and a later save persists it, as SillyTavern does with its own stopped stream', async () => {
+  const partial = (await chatState(page)).at(-1).mes;
+  await page.evaluate(() => globalThis.SillyTavern.getContext().saveChat());
+  assert.equal(st.readChat().at(-1).mes, partial);
+  // SillyTavern's own path: a streamed reply stopped midway is finalized and saved.
+  await seed({ claim: false });
+  mock.setReply({ chunks: Array.from({ length: 40 }, (_, i) => `m${i} `), delayMs: 150 });
+  await turn(page, async () => {
+    await send(page, 'Model, tell me a long story');
+    await page.waitForFunction(() => (document.querySelector('#chat .last_mes .mes_text')?.textContent ?? '').includes('m2'), null, { timeout: 15000 });
+    await page.click('#mes_stop');
+  });
+  await page.waitForFunction(() => !globalThis.SillyTavern.getContext().chat.at(-1).is_user);
+  const stopped = (await chatState(page)).at(-1).mes;
+  assert.match(stopped, /^m0 m1 m2/);
+  await page.waitForTimeout(500);
+  assert.equal(st.readChat().at(-1).mes, stopped, 'SillyTavern saved its stopped stream by itself');
+  assert.ok(names(await takeEvents()).includes('MESSAGE_RECEIVED'), 'and finalized it');
+  mock.setReply({ chunks: ['Mock ', 'reply ', 'from ', 'the ', 'model.'], delayMs: 20 });
+  await seed({ claim: true });
+  mock.completions.length = 0;
+});
+
 test('regenerate is claimed and committed in place of the last reply', async () => {
   await seed({ chunks: [' Again.'], delayMs: 30 });
   const before = await chatState(page);
