@@ -26,22 +26,27 @@ export function installSillyTavernTakeover({ st, core, enabled }) {
 
   let generation = 0; // bumped by every dispatched turn; older takeovers go stale (T61)
   let current = null; // the turn whose interceptor call is still waiting
-  let started = null; // the newest real GENERATION_STARTED: its options and the reply regenerate removes
+  // The newest real GENERATION_STARTED per type (a background quiet run must
+  // not overwrite the user's turn): its options, and the reply a regenerate
+  // is about to remove.
+  const started = new Map();
 
   eventSource.on(ev.GENERATION_STARTED, (type, options, dryRun) => {
     if (dryRun) return;
     // Generate('regenerate') deletes the last reply before interceptors run;
     // remember it so the dispatch sees the slot the seed's plugins read.
     const last = chat[chat.length - 1];
-    started = { options: options ?? {}, removed: type === 'regenerate' && last && !last.is_user ? last : null };
+    started.set(type ?? 'normal', { options: options ?? {}, removed: type === 'regenerate' && last && !last.is_user ? last : null });
   });
+  // Stop, and leaving the chat, end the turn's wait and abort its signal.
   eventSource.on(ev.GENERATION_STOPPED, () => current?.stop());
+  eventSource.on(ev.CHAT_CHANGED, () => current?.stop());
 
   globalThis[INTERCEPTOR] = async function tavernCoreGenerateInterceptor(coreChat, contextSize, abort, type) {
     if (!enabled()) return;
     const kind = type ?? 'normal';
-    const start = started;
-    started = null;
+    const start = started.get(kind);
+    started.delete(kind);
     const controller = new AbortController();
     let release;
     const released = new Promise((r) => { release = r; });
