@@ -21,7 +21,7 @@ import { installSillyTavernTakeover } from './takeover.js';
 import { mountSettingsPanel } from './settings.js';
 
 const FOLDER = decodeURIComponent(new URL('.', import.meta.url).pathname.split('/').filter(Boolean).pop());
-const DEFAULTS = Object.freeze({ takeover: true, chatSurface: 'static' });
+const DEFAULTS = Object.freeze({ takeover: true, settleOnAbort: false, chatSurface: 'static' });
 
 const settings = (extension_settings[FOLDER] = { ...DEFAULTS, ...(extension_settings[FOLDER] ?? {}) });
 
@@ -43,10 +43,9 @@ const st = {
 };
 
 try {
-  const [surface, takeoverHost, takeover] = await Promise.all([
+  const [surface, takeoverHost] = await Promise.all([
     import('./lib/chat-surface.js'),
     import('./lib/takeover-host.js'),
-    import('./lib/message-takeover.js'),
   ]);
   // Static mode: SillyTavern renders the chat itself, so chat-surface-aware
   // extensions keep their own renderers (isManagedOwnershipRequired() is false).
@@ -54,13 +53,9 @@ try {
   status.chatSurface = 'static';
   installSillyTavernTakeover({
     st,
-    core: {
-      runTakeover: takeoverHost.runTakeover,
-      installTakeoverContext: takeoverHost.installTakeoverContext,
-      createMessageEditorHandle: takeover.createMessageEditorHandle,
-      TakeoverError: takeover.TakeoverError,
-    },
+    core: { runTakeover: takeoverHost.runTakeover, installTakeoverContext: takeoverHost.installTakeoverContext },
     enabled: () => settings.takeover !== false,
+    settleOnAbort: () => settings.settleOnAbort === true,
   });
   status.takeover = true;
   status.loaded = true;

@@ -1,5 +1,5 @@
 // The tavern-core block in SillyTavern's Extensions drawer: version, whether
-// the core loaded (and why not), the takeover toggle, the chat-surface mode
+// the core loaded (and why not), the takeover and auto-settle toggles, the chat-surface mode
 // and where the instructions are. Built with the DOM (no template fetch) in
 // SillyTavern's own inline-drawer markup so it looks like the built-in blocks.
 
@@ -38,6 +38,11 @@ export function mountSettingsPanel({ status, settings, save, readme }) {
   takeover.disabled = !status.loaded;
   takeover.addEventListener('input', () => { settings.takeover = takeover.checked; save(); });
 
+  const settle = el('input', { type: 'checkbox', id: 'tavern_core_settle_on_abort' });
+  settle.checked = settings.settleOnAbort === true;
+  settle.disabled = !status.loaded;
+  settle.addEventListener('input', () => { settings.settleOnAbort = settle.checked; save(); });
+
   const mode = el('select', { id: 'tavern_core_chat_surface', class: 'text_pole' });
   for (const m of CHAT_SURFACE_MODES) mode.append(el('option', { value: m.value, text: m.label }));
   mode.value = settings.chatSurface;
@@ -48,6 +53,8 @@ export function mountSettingsPanel({ status, settings, save, readme }) {
     el('div', { class: 'tavern-core-row' }, el('span', { text: 'Version: ' }), el('span', { id: 'tavern_core_version', text: status.version ?? 'unknown' })),
     el('div', { class: 'tavern-core-row', id: 'tavern_core_status' }, el('span', { text: 'Core (WebAssembly): ' }), coreLine),
     el('label', { class: 'checkbox_label', for: 'tavern_core_takeover' }, takeover, el('span', { text: 'Message takeover (plugins may answer turns instead of the model)' })),
+    el('label', { class: 'checkbox_label', for: 'tavern_core_settle_on_abort', title: 'Handles made after this is changed settle as aborted when Stop is pressed, unless the plugin chooses otherwise. Off follows the takeover spec: the plugin settles its own handle.' },
+      settle, el('span', { text: 'Stop settles takeover handles (Luker\'s behaviour)' })),
     el('label', { for: 'tavern_core_chat_surface', text: 'Chat surface (applies after a reload):' }),
     mode,
     el('div', { class: 'tavern-core-row' }, el('a', { href: readme, target: '_blank', rel: 'noopener', text: 'How to use tavern-core in SillyTavern' })),

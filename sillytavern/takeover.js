@@ -17,12 +17,13 @@ export const INTERCEPTOR = 'tavernCoreGenerateInterceptor';
 /**
  * @param {object} o
  * @param {object} o.st         SillyTavern's functions and state (see index.js)
- * @param {object} o.core       { runTakeover, installTakeoverContext, createMessageEditorHandle, TakeoverError }
+ * @param {object} o.core       { runTakeover, installTakeoverContext }
  * @param {() => boolean} o.enabled   the settings toggle, read per turn
+ * @param {() => boolean} o.settleOnAbort  the auto-settle toggle, read whenever a context is handed out
  */
-export function installSillyTavernTakeover({ st, core, enabled }) {
+export function installSillyTavernTakeover({ st, core, enabled, settleOnAbort }) {
   const { chat, eventSource, event_types: ev } = st;
-  exposeContext(st, core);
+  exposeContext(st, core, settleOnAbort);
 
   let generation = 0; // bumped by every dispatched turn; older takeovers go stale (T61)
   let current = null; // the turn whose interceptor call is still waiting
@@ -123,27 +124,30 @@ function runTakeover(core, init, host) {
  * on event_types too; and the getContext() extensions import from
  * scripts/extensions.js, which cannot be wrapped, is covered by an accessor
  * on Object.prototype that answers only for objects carrying SillyTavern's
- * eventSource and event_types (docs/sillytavern.md explains why).
+ * eventSource and event_types (docs/sillytavern.md explains why). The
+ * settings' auto-settle switch picks which createMessageEditorHandle a
+ * context gets (installTakeoverContext's settleOnAbort option).
  */
-function exposeContext(st, core) {
-  const { installTakeoverContext, createMessageEditorHandle, TakeoverError } = core;
-  installTakeoverContext({ eventTypes: st.event_types });
+function exposeContext(st, core, settleOnAbort) {
+  const { installTakeoverContext } = core;
+  const install = (ctx) => installTakeoverContext(ctx, { settleOnAbort: settleOnAbort() });
+  install({ eventTypes: st.event_types });
   const ST = globalThis.SillyTavern;
   const original = ST.getContext;
   const getContext = function getContext(...args) {
-    return installTakeoverContext(original.apply(this, args));
+    return install(original.apply(this, args));
   };
   ST.getContext = getContext;
   // The seed's and Luker's examples call Luker.getContext().
   if (globalThis.Luker === undefined) globalThis.Luker = { getContext };
   const isContext = (o) => o !== null && typeof o === 'object' && Object.getPrototypeOf(o) === Object.prototype
     && Object.hasOwn(o, 'eventSource') && o.eventSource === st.eventSource && o.eventTypes === st.event_types;
-  for (const [key, value] of [['createMessageEditorHandle', createMessageEditorHandle], ['TakeoverError', TakeoverError]]) {
+  for (const key of ['createMessageEditorHandle', 'TakeoverError']) {
     if (key in Object.prototype) continue;
     Object.defineProperty(Object.prototype, key, {
       configurable: true,
       enumerable: false,
-      get() { return isContext(this) ? value : undefined; },
+      get() { return isContext(this) ? install({})[key] : undefined; },
       set(v) { Object.defineProperty(this, key, { value: v, writable: true, enumerable: true, configurable: true }); },
     });
   }
