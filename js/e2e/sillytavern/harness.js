@@ -21,7 +21,7 @@ import {
 } from 'node:fs';
 import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MOCK_MODEL } from './mock-llm.js';
 
@@ -246,7 +246,8 @@ export function message(mes, { user = false, name = user ? 'User' : CHARACTER.na
 /**
  * Start a fresh SillyTavern.
  * @param {object} o
- * @param {{ name: string, dir: string }[]} [o.extensions] folders copied to data/default-user/extensions/<name>
+ * @param {{ name: string, dir: string, files?: string[] }[]} [o.extensions] folders copied to
+ *   data/default-user/extensions/<name>, plus any extra files copied into them
  * @param {{ name?: string, messages: object[] } | null} [o.chat] a chat of the fixture character, opened by openSillyTavern
  * @param {string} [o.mockUrl] the OpenAI-compatible base URL (ending in /v1)
  * @param {boolean} [o.streaming]
@@ -259,7 +260,11 @@ export async function startSillyTavern({ extensions = [], chat = null, mockUrl, 
   cpSync(template, dataRoot, { recursive: true });
   const userDir = join(dataRoot, 'default-user');
   seedSettings(userDir, { mockUrl, streaming, settings });
-  for (const ext of extensions) cpSync(ext.dir, join(userDir, 'extensions', ext.name), { recursive: true });
+  for (const ext of extensions) {
+    const to = join(userDir, 'extensions', ext.name);
+    cpSync(ext.dir, to, { recursive: true });
+    for (const f of ext.files ?? []) cpSync(f, join(to, basename(f)));
+  }
   let chatName = null;
   if (chat) {
     chatName = chat.name ?? 'tavern-core fixture';

@@ -13,9 +13,11 @@ import {
   waitIdle, idle, chatState, shownText, turn,
 } from './harness.js';
 import { startMockLLM } from './mock-llm.js';
+import { FIXED, PLANNER, CRITIC } from '../../test/fixtures/luker-style-plugin.js';
 
 const EXT = join(REPO, 'dist/sillytavern/tavern-core');
 const PLUGINS = join(REPO, 'js/e2e/sillytavern/plugins');
+const LUKER_FIXTURE = join(REPO, 'js/test/fixtures/luker-style-plugin.js');
 const GREETING = 'Hello, traveller.';
 const PLUGIN_REPLY = 'Hello from the plugin.';
 
@@ -30,6 +32,7 @@ before(async () => {
     extensions: [
       { name: 'tavern-core', dir: EXT },
       { name: 'tavern-test-hostile', dir: join(PLUGINS, 'hostile') },
+      { name: 'tavern-test-luker-style', dir: join(PLUGINS, 'luker-style'), files: [LUKER_FIXTURE] },
       { name: 'tavern-test-seed-example', dir: join(PLUGINS, 'seed-example') },
     ],
   });
@@ -91,13 +94,14 @@ test('the extension loads before later extensions and exposes the APIs (T66–T7
   });
 });
 
-test('settings panel: version, core loaded, takeover toggle, chat-surface mode, README link', async () => {
+test('settings panel: version, core loaded, takeover and auto-settle switches, chat-surface mode, README link', async () => {
   const panel = await page.evaluate(() => {
     const root = document.getElementById('tavern_core_settings');
     return root && {
       version: root.querySelector('#tavern_core_version').textContent,
       status: root.querySelector('#tavern_core_status').textContent,
       takeover: root.querySelector('#tavern_core_takeover').checked,
+      settle: root.querySelector('#tavern_core_settle_on_abort').checked,
       mode: root.querySelector('#tavern_core_chat_surface').value,
       link: root.querySelector('a').getAttribute('href'),
     };
@@ -106,6 +110,7 @@ test('settings panel: version, core loaded, takeover toggle, chat-surface mode, 
   assert.equal(panel.version, '0.1.0');
   assert.match(panel.status, /loaded$/);
   assert.equal(panel.takeover, true);
+  assert.equal(panel.settle, false, 'the seed\'s rule by default: plugins settle their own handles');
   assert.equal(panel.mode, 'static');
   assert.match(panel.link, /tavern-core\/README\.md$/);
 });
@@ -277,6 +282,72 @@ test('quiet and impersonate runs are never offered; dry runs are not either (T48
   assert.equal(mock.completions.length, asked + 2);
 });
 
+const luker = (patch) => page.evaluate((p) => Object.assign(globalThis.__lukerPlugin, p), patch);
+const lukerRun = () => page.evaluate(() => {
+  const r = globalThis.__lukerPlugin.runs.at(-1);
+  return r && { type: r.type, status: r.outcome?.status ?? null, chunks: r.chunks, error: r.error ? String(r.error.name ?? r.error) : null };
+});
+const setSwitch = (id, on) => page.evaluate(({ id, on }) => {
+  const box = document.getElementById(id);
+  box.checked = on;
+  box.dispatchEvent(new Event('input'));
+}, { id, on });
+
+test('the Luker-style plugin runs unchanged: reasoning sections, appendText, an oldString/newString patch', async () => {
+  await luker({ claim: true, orchestrator: false, failAt: -1 });
+  const asked = mock.completions.length;
+  await turn(page, () => send(page, 'Luker, describe the sky'));
+  const last = (await chatState(page)).at(-1);
+  assert.equal(last.mes, FIXED);
+  assert.equal(last.reasoning, `### [${PLANNER}] (done)\nLook at the sky.\n\n### [${CRITIC}] (done)\nCheck spelling.`);
+  assert.deepEqual(await lukerRun(), { type: 'normal', status: 'committed', chunks: 7, error: null });
+  assert.equal(await shownText(page), FIXED);
+  assert.equal(mock.completions.length, asked);
+  await page.waitForTimeout(300);
+  assert.equal(st.readChat().at(-1).mes, FIXED);
+});
+
+test('the Luker-style plugin: Stop keeps the partial (its backend honours the signal)', async () => {
+  await luker({ delayMs: 300 });
+  await turn(page, async () => {
+    const n = await page.evaluate(() => globalThis.__lukerPlugin.runs.length);
+    await send(page, 'Luker, again');
+    await page.waitForFunction((k) => {
+      const runs = globalThis.__lukerPlugin.runs;
+      return runs.length > k && runs.at(-1).chunks >= 2
+        && (document.querySelector('#chat .last_mes .mes_text')?.textContent ?? '').startsWith('The sky');
+    }, n, { timeout: 20000 });
+    await page.click('#mes_stop');
+  });
+  await page.waitForFunction(() => globalThis.__lukerPlugin.runs.at(-1).outcome !== null);
+  const run = await lukerRun();
+  assert.equal(run.status, 'aborted');
+  assert.ok(run.chunks >= 2 && run.chunks < 7, `partial: ${run.chunks} chunks`);
+  assert.match((await chatState(page)).at(-1).mes, /^The sky/);
+});
+
+test('Luker\'s orchestrator relies on auto-settle: with the panel switch on, Stop settles its handle', async () => {
+  await setSwitch('tavern_core_settle_on_abort', true);
+  await luker({ orchestrator: true, delayMs: 300 });
+  await turn(page, async () => {
+    const n = await page.evaluate(() => globalThis.__lukerPlugin.runs.length);
+    await send(page, 'Orchestrate');
+    await page.waitForFunction((k) => {
+      const runs = globalThis.__lukerPlugin.runs;
+      return runs.length > k && runs.at(-1).chunks >= 2
+        && (document.querySelector('#chat .last_mes .mes_text')?.textContent ?? '').startsWith('The sky');
+    }, n, { timeout: 20000 });
+    await page.click('#mes_stop');
+  });
+  await page.waitForFunction(() => globalThis.__lukerPlugin.runs.at(-1).outcome !== null, null, { timeout: 10000 });
+  const run = await lukerRun();
+  assert.equal(run.status, 'aborted', 'settled by the host option, not by the plugin');
+  assert.ok(run.chunks >= 2 && run.chunks < 7, `partial: ${run.chunks} chunks`);
+  assert.match((await chatState(page)).at(-1).mes, /^The sky/);
+  await setSwitch('tavern_core_settle_on_abort', false);
+  await luker({ claim: false, orchestrator: false, delayMs: 40 });
+});
+
 test('a reload shows the committed chat', async () => {
   const before = (await chatState(page)).map((m) => m.mes);
   await page.waitForTimeout(500);
@@ -318,12 +389,12 @@ test('a plugin that throws before claiming leaves the turn to the model', async 
 test('the takeover toggle in the panel turns takeover off and on', async () => {
   const asked = mock.completions.length;
   const n = await dispatches();
-  await page.evaluate(() => { const box = document.getElementById('tavern_core_takeover'); box.checked = false; box.dispatchEvent(new Event('input')); });
+  await setSwitch('tavern_core_takeover', false);
   await turn(page, () => send(page, 'Takeover is off'));
   await page.waitForFunction(() => globalThis.SillyTavern.getContext().chat.at(-1).mes === 'Mock reply from the model.', null, { timeout: 15000 });
   assert.equal(await dispatches(), n, 'not offered');
   assert.equal(mock.completions.length, asked + 1);
-  await page.evaluate(() => { const box = document.getElementById('tavern_core_takeover'); box.checked = true; box.dispatchEvent(new Event('input')); });
+  await setSwitch('tavern_core_takeover', true);
 });
 
 test('no page errors', () => {
