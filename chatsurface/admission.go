@@ -28,7 +28,7 @@ type admissionEnv interface {
 	revoke(c *Candidate, reason string) error
 	// order sorts an oversubscribed demand-ordered list (C63).
 	order(list []*Candidate) ([]*Candidate, error)
-	requestFrame() int
+	requestFrame() (id int, ok bool)
 	cancelFrame(id int)
 }
 
@@ -215,8 +215,7 @@ func (a *Admission) evaluateOutside() error {
 
 func (a *Admission) schedule() {
 	if !a.scheduled && a.due() {
-		a.scheduled = true
-		a.frame = a.env.requestFrame()
+		a.frame, a.scheduled = a.env.requestFrame()
 	}
 }
 

@@ -30,6 +30,10 @@ type bounded struct {
 	committed   bool          // win holds a committed layout
 	top, middle Node          // spacer elements, 0 when absent
 	demand      []int
+	// pin is the jump target as the anchor, with the offset the jump gave
+	// it, until its content settles or a gesture begins (C86 as changed:
+	// results of async processors landing around the target do not move it).
+	pin anchor
 }
 
 func (b *bounded) reset() {
@@ -40,11 +44,11 @@ func (b *bounded) reset() {
 func (b *bounded) stop(h *Host) {
 	if b.geomScheduled {
 		b.geomScheduled = false
-		h.sched.CancelFrame(b.geomFrame)
+		h.cancelFrame(b.geomFrame)
 	}
 	if b.timerSet {
 		b.timerSet = false
-		h.sched.ClearTimeout(b.timer)
+		h.clearTimeout(b.timer)
 	}
 	b.gesture = false
 }
@@ -162,8 +166,7 @@ func (b *bounded) remeasureDirty(h *Host) {
 
 func (b *bounded) scheduleGeometry(h *Host) {
 	if !b.geomScheduled {
-		b.geomScheduled = true
-		b.geomFrame = h.sched.RequestFrame()
+		b.geomFrame, b.geomScheduled = h.requestFrame()
 	}
 }
 
@@ -181,10 +184,17 @@ type anchor struct {
 	offset float64
 }
 
-// captureAnchor reads the live S in the last written layout (C86).
+// captureAnchor reads the live S in the last written layout (C86); while
+// a jump target is pinned it is the anchor.
 func (b *bounded) captureAnchor(h *Host) anchor {
 	if !b.written || b.layout.Len() == 0 || b.layout.Len() != len(h.ids) {
 		return anchor{}
+	}
+	if b.pin.ok {
+		if _, ok := h.index[b.pin.key]; ok {
+			return b.pin
+		}
+		b.pin = anchor{}
 	}
 	s := h.dom.ScrollTop(h.root)
 	a, _ := b.layout.Visible(s)
@@ -203,6 +213,21 @@ func (b *bounded) target(h *Host, an anchor) float64 {
 		}
 	}
 	return b.layout.ClampScroll(h.dom.ScrollTop(h.root))
+}
+
+// releasePin lets the jump target go once its content settled: no mounted
+// message waits for a processor result and the last measurement changed
+// nothing.
+func (b *bounded) releasePin(h *Host) {
+	if !b.pin.ok || b.geomScheduled {
+		return
+	}
+	for _, r := range h.mounted {
+		if r.pending {
+			return
+		}
+	}
+	b.pin = anchor{}
 }
 
 // checkChildren is C76: only .mes roots, spacers and .style-pins.
@@ -319,6 +344,7 @@ func (b *bounded) normalCommit(h *Host, kind commitKind, replace map[int]bool, s
 	b.hasViewport = true
 	b.measureMounted(h)
 	b.writeScroll(h, b.target(h, an))
+	b.releasePin(h)
 	return b.sendDemand(h, suspended)
 }
 
@@ -441,16 +467,32 @@ func (b *bounded) gestureNotice(h *Host) {
 	if h.state != StateSettled && h.state != StateGestureScrolling {
 		return
 	}
-	if math.Abs(h.dom.ScrollTop(h.root)-b.lastS) <= 1.5 {
+	s := h.dom.ScrollTop(h.root)
+	if math.Abs(s-b.lastS) <= 1.5 {
 		return
 	}
+	// While following, an offset at the live end is the browser clamping
+	// after the content shrank, not a gesture (C88 as changed): geometry
+	// follows it, following stays on.
+	if b.following && h.state == StateSettled && b.atLiveEnd(h, s, 1.5) {
+		b.lastS = s
+		b.scheduleGeometry(h)
+		return
+	}
+	b.pin = anchor{}
 	h.state = StateGestureScrolling
 	b.gesture = true
 	if b.timerSet {
-		h.sched.ClearTimeout(b.timer)
+		b.timerSet = false
+		h.clearTimeout(b.timer)
 	}
-	b.timerSet, b.timer = true, h.sched.SetTimeout(gestureSettle)
+	b.timer, b.timerSet = h.setTimeout(gestureSettle)
 	b.scheduleGeometry(h)
+}
+
+// atLiveEnd reports S + H ≥ scrollHeight − slack, measured now.
+func (b *bounded) atLiveEnd(h *Host, s, slack float64) bool {
+	return s+h.dom.ClientHeight(h.root) >= h.dom.ScrollHeight(h.root)-slack
 }
 
 // endGesture is the end of a gesture (C87, C88, C89).
@@ -460,9 +502,11 @@ func (b *bounded) endGesture(h *Host) {
 	}
 	if b.timerSet {
 		b.timerSet = false
-		h.sched.ClearTimeout(b.timer)
+		h.clearTimeout(b.timer)
 	}
 	b.gesture = false
-	b.following = b.layout.Len() > 0 && b.layout.Following(h.dom.ScrollTop(h.root))
+	// Decided from live measurements (C87 as changed): the layout last
+	// written may predate content that shrank or grew.
+	b.following = b.layout.Len() > 0 && b.atLiveEnd(h, h.dom.ScrollTop(h.root), followSlack)
 	b.scheduleGeometry(h)
 }

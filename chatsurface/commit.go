@@ -2,13 +2,18 @@ package chatsurface
 
 // structural is the structural pass over chat[] (C4, C25).
 func (h *Host) structural() error {
-	ids, bad, thrown := h.js.Messages()
-	if thrown != nil {
-		return h.fail(thrown)
+	p := h.js.Messages()
+	if p.Thrown != nil {
+		return h.fail(p.Thrown)
 	}
-	if bad >= 0 {
-		return h.fail(newTypeError(CodeInvalidArgument, "ChatSurface message at index "+itoa(bad)+" must be an object"))
+	if p.Bad >= 0 {
+		return h.fail(newTypeError(CodeInvalidArgument, "ChatSurface message at index "+itoa(p.Bad)+" must be an object"))
 	}
+	if p.Length > MaxMessages {
+		return h.fail(newRangeError(CodeInvalidArgument, "ChatSurface chat has "+jsNumber(p.Length)+
+			" messages; the maximum is "+itoa(MaxMessages)))
+	}
+	ids := p.IDs
 	index := make(map[MessageID]int, len(ids))
 	for i, id := range ids {
 		if _, dup := index[id]; dup {
@@ -231,6 +236,10 @@ func (h *Host) materialize(m int) (*residency, error) {
 		return nil, thrown
 	}
 	d := h.dom
+	if err := h.afterCall(); err != nil { // materialize faulted the epoch (C39, C109)
+		d.Release(root)
+		return nil, err
+	}
 	if root == 0 || !d.IsElement(root) || !d.Matches(root, SelMes) {
 		d.Release(root)
 		return nil, newError(CodeContract, "ChatSurface materializer must return a .mes HTMLElement")

@@ -166,9 +166,11 @@ type Callbacks interface {
 	Dispose(d Ref) (Return, *JSValue)
 	Release(r Ref)
 
-	// Messages is one structural pass over getMessages() (C4): the ids, or
-	// bad >= 0 naming the first index that holds a non-object.
-	Messages() (ids []MessageID, bad int, thrown *JSValue)
+	// Messages is one structural pass over getMessages() (C4), reading
+	// chat[].length as ToLength does (an array-like works). The bridge
+	// allocates nothing for a length over MaxMessages: it reports the
+	// length instead of the ids.
+	Messages() Pass
 	// MessageAt is chat[i]'s id now (0 when out of range or not an object),
 	// and Count is chat[].length now; neither changes the structure Go knows.
 	MessageAt(i int) (MessageID, *JSValue)
@@ -186,12 +188,25 @@ type Callbacks interface {
 	OnFault(fault error)
 }
 
+// MaxMessages is the longest chat[] the host takes: a structural pass over a
+// longer one fails before anything is sized by its length.
+const MaxMessages = 1 << 22
+
+// Pass is the outcome of one structural pass.
+type Pass struct {
+	IDs    []MessageID
+	Bad    int     // the first index holding a non-object, or -1
+	Length float64 // chat[].length when it exceeds MaxMessages (IDs nil), else 0
+	Thrown *JSValue
+}
+
 // Scheduler is the host's requestAnimationFrame / setTimeout pair (C10, C140).
 // A requested frame or timer is delivered to Host.Frame / Host.Timer with the
-// id it returned.
+// id it returned. The functions are the host's, so each may throw: the
+// thrown value is returned, and the host faults with it (C6).
 type Scheduler interface {
-	RequestFrame() int
-	CancelFrame(id int)
-	SetTimeout(ms float64) int
-	ClearTimeout(id int)
+	RequestFrame() (int, *JSValue)
+	CancelFrame(id int) *JSValue
+	SetTimeout(ms float64) (int, *JSValue)
+	ClearTimeout(id int) *JSValue
 }

@@ -481,7 +481,10 @@ type fakeJS struct {
 	faults   []error
 	released int
 	format   func(m *fmsg) string // formatMessage override; nil is <p>mes</p>
-	pc       fakeProcs            // content processors (processor_test.go)
+	length   float64              // a claimed chat[].length over MaxMessages
+	// onMaterialize runs inside materialize (a host that calls back in).
+	onMaterialize func()
+	pc            fakeProcs // content processors (processor_test.go)
 }
 
 func newFakeJS(t *testing.T, d *fakeDOM) *fakeJS {
@@ -539,15 +542,18 @@ func (j *fakeJS) Activate(f Ref, src Node, m int, e, c Node, s Signal) (Return, 
 }
 func (j *fakeJS) Dispose(d Ref) (Return, *JSValue) { return j.disp[d]() }
 func (j *fakeJS) Release(Ref)                      { j.released++ }
-func (j *fakeJS) Messages() ([]MessageID, int, *JSValue) {
+func (j *fakeJS) Messages() Pass {
+	if j.length > MaxMessages {
+		return Pass{Bad: -1, Length: j.length}
+	}
 	ids := make([]MessageID, len(j.chat))
 	for i, m := range j.chat {
 		if m == nil {
-			return nil, i, nil
+			return Pass{Bad: i}
 		}
 		ids[i] = m.id
 	}
-	return ids, -1, nil
+	return Pass{IDs: ids, Bad: -1}
 }
 func (j *fakeJS) MessageAt(i int) (MessageID, *JSValue) {
 	if i < 0 || i >= len(j.chat) || j.chat[i] == nil {
@@ -567,6 +573,9 @@ func (j *fakeJS) msg(id MessageID) *fmsg {
 }
 func (j *fakeJS) Materialize(id MessageID, mesid int) (Node, *JSValue) {
 	j.mat++
+	if j.onMaterialize != nil {
+		j.onMaterialize()
+	}
 	m := j.msg(id)
 	n := j.dom.html(`<div class="mes"><div class="mes_text">` + j.formatted(m) + `</div></div>`)[0]
 	n.size = j.size(mesid)
@@ -605,26 +614,38 @@ type fakeSched struct {
 	frames []int
 	timers map[int]float64
 	h      *Host
+	fail   func() *JSValue // the host's scheduler throws this
 }
 
-func (s *fakeSched) RequestFrame() int { s.next++; s.frames = append(s.frames, s.next); return s.next }
-func (s *fakeSched) CancelFrame(id int) {
+func (s *fakeSched) RequestFrame() (int, *JSValue) {
+	if s.fail != nil {
+		return 0, s.fail()
+	}
+	s.next++
+	s.frames = append(s.frames, s.next)
+	return s.next, nil
+}
+func (s *fakeSched) CancelFrame(id int) *JSValue {
 	for i, f := range s.frames {
 		if f == id {
 			s.frames = append(s.frames[:i], s.frames[i+1:]...)
-			return
+			break
 		}
 	}
+	return nil
 }
-func (s *fakeSched) SetTimeout(ms float64) int {
+func (s *fakeSched) SetTimeout(ms float64) (int, *JSValue) {
+	if s.fail != nil {
+		return 0, s.fail()
+	}
 	s.next++
 	if s.timers == nil {
 		s.timers = map[int]float64{}
 	}
 	s.timers[s.next] = ms
-	return s.next
+	return s.next, nil
 }
-func (s *fakeSched) ClearTimeout(id int) { delete(s.timers, id) }
+func (s *fakeSched) ClearTimeout(id int) *JSValue { delete(s.timers, id); return nil }
 
 // frame runs the frames pending now (one animation frame).
 func (s *fakeSched) frame() {

@@ -74,6 +74,11 @@ type Host struct {
 	b bounded
 
 	proc processorState
+
+	// schedErr is a value a scheduler function threw during the running
+	// operation: the epoch faulted with it, and the operation returns it
+	// (take) so that it propagates to the caller (C6).
+	schedErr error
 }
 
 func newHost(p *Page, env Env, rmax int) *Host {
@@ -90,6 +95,52 @@ func newHost(p *Page, env Env, rmax int) *Host {
 	}
 	h.dom.Listen(h.root, true)
 	return h
+}
+
+// The host's scheduler calls: a throw faults the epoch (and is returned by
+// the running operation); a faulted or disposed host schedules nothing.
+func (h *Host) requestFrame() (int, bool) {
+	if h.fault != nil || h.disposed {
+		return 0, false
+	}
+	id, thrown := h.sched.RequestFrame()
+	return id, !h.schedFailed(thrown)
+}
+
+func (h *Host) setTimeout(ms float64) (int, bool) {
+	if h.fault != nil || h.disposed {
+		return 0, false
+	}
+	id, thrown := h.sched.SetTimeout(ms)
+	return id, !h.schedFailed(thrown)
+}
+
+func (h *Host) cancelFrame(id int)  { h.schedFailed(h.sched.CancelFrame(id)) }
+func (h *Host) clearTimeout(id int) { h.schedFailed(h.sched.ClearTimeout(id)) }
+
+func (h *Host) schedFailed(thrown *JSValue) bool {
+	if thrown == nil {
+		return false
+	}
+	if h.schedErr == nil {
+		h.schedErr = thrown
+	}
+	h.setFault(thrown)
+	return true
+}
+
+// take is what an operation returns: a value a scheduler function threw
+// under it propagates (C6), also when the operation then stopped at the
+// fault that value caused; else the operation's own error.
+func (h *Host) take(err error) error {
+	s := h.schedErr
+	h.schedErr = nil
+	if s != nil {
+		if e, ok := err.(*Error); err == nil || ok && e.Code == CodeFaulted {
+			return s
+		}
+	}
+	return err
 }
 
 // Managed reports the host's mode.
@@ -139,6 +190,9 @@ func (h *Host) afterCall() error {
 // begin runs C112a checks 1–4 and takes the label. faultChecked selects the
 // operations of C105.
 func (h *Host) begin(label string, faultChecked bool) error {
+	if h.label == "" {
+		h.schedErr = nil // left over from an event that had no caller
+	}
 	if h.disposed {
 		return errDisposed()
 	}
@@ -276,7 +330,7 @@ func (h *Host) ResetEpoch() error {
 		return err
 	}
 	defer h.end()
-	return h.reset()
+	return h.take(h.reset())
 }
 
 func (h *Host) reset() error {
@@ -336,6 +390,7 @@ func (h *Host) Dispose() error {
 	h.label = ""
 	h.state = StateDisposed
 	h.fault = nil
+	h.schedErr = nil // the reset's own failure is the one reported
 	return err
 }
 

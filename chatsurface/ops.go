@@ -17,7 +17,7 @@ func (h *Host) Open() error {
 		return err
 	}
 	defer h.end()
-	return h.b.open(h)
+	return h.take(h.b.open(h))
 }
 
 // Render is render() (C93, C100).
@@ -30,7 +30,7 @@ func (h *Host) Render(o RenderOptions) error {
 	}
 	defer h.end()
 	if h.state == StateInactive {
-		return h.b.open(h)
+		return h.take(h.b.open(h))
 	}
 	var replace map[int]bool
 	for _, m := range o.Replace {
@@ -40,7 +40,7 @@ func (h *Host) Render(o RenderOptions) error {
 		replace[m] = true
 	}
 	gesture := h.state == StateGestureScrolling
-	return h.b.normalCommit(h, commitStructural, replace, gesture)
+	return h.take(h.b.normalCommit(h, commitStructural, replace, gesture))
 }
 
 // renderStatic is C100.
@@ -78,10 +78,10 @@ func (h *Host) renderStatic(label string, o RenderOptions) error {
 		replace[m] = true
 	}
 	if err := h.commit(proj, replace, nil); err != nil {
-		return err
+		return h.take(err)
 	}
 	h.committed = true
-	return nil
+	return h.take(nil)
 }
 
 // UpdateContent is updateContent(mesid, {transient}) (C51–C57). It returns
@@ -124,7 +124,7 @@ func (h *Host) UpdateContent(mesid Value, transient bool) (bool, error) {
 		return false, h.fail(newError(CodeOwnership, "ChatSurface message "+itoa(m)+" DOM identity changed during content reconciliation"))
 	}
 	h.setTransient(r.msg, transient)
-	return true, h.replaceContent(r, transient)
+	return true, h.take(h.replaceContent(r, transient))
 }
 
 func (h *Host) setTransient(id MessageID, on bool) {
@@ -141,6 +141,9 @@ func (h *Host) replaceContent(r *residency, transient bool) error {
 	html, thrown := h.js.FormatMessage(r.msg, r.mesid)
 	if thrown != nil {
 		return h.fail(thrown)
+	}
+	if err := h.afterCall(); err != nil {
+		return err
 	}
 	d := h.dom
 	staging := d.CloneShallow(r.content)
@@ -235,6 +238,14 @@ func (h *Host) JumpToMessage(t Value) (Node, error) {
 		return 0, err
 	}
 	defer h.end()
+	n, err := h.jump(t)
+	if err = h.take(err); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+func (h *Host) jump(t Value) (Node, error) {
 	if !h.managed {
 		return 0, newError(CodeState, "Bounded ChatSurface is not active")
 	}
@@ -277,7 +288,13 @@ func (h *Host) JumpToMessage(t Value) (Node, error) {
 			return 0, h.fail(newError(CodeState, "Bounded ChatSurface jump target "+itoa(m)+" is outside the viewport"))
 		}
 	}
-	b.following = b.layout.Following(h.dom.ScrollTop(h.root))
+	s := h.dom.ScrollTop(h.root)
+	b.following = b.layout.Following(s)
+	b.pin = anchor{}
+	if !b.following {
+		b.pin = anchor{ok: true, key: r.msg, offset: s - b.layout.Start(m)}
+		b.releasePin(h)
+	}
 	h.state = StateSettled
 	return r.root, nil
 }
@@ -299,7 +316,8 @@ func (h *Host) ScrollToEnd() error {
 	b.readMetrics(h)
 	b.writeScroll(h, b.layout.MaxScroll())
 	b.following = true
-	return b.normalCommit(h, commitPlain, nil, false)
+	b.pin = anchor{}
+	return h.take(b.normalCommit(h, commitPlain, nil, false))
 }
 
 // SetProjectionHeld is setProjectionHeld(held) (C96); held is the argument's
@@ -317,7 +335,7 @@ func (h *Host) SetProjectionHeld(held bool) error {
 		b.owed = false
 		b.scheduleGeometry(h)
 	}
-	return nil
+	return h.take(nil)
 }
 
 // RefreshLayout is refreshLayout() (C97).
@@ -330,7 +348,7 @@ func (h *Host) RefreshLayout() error {
 	}
 	h.b.refresh = true
 	h.b.scheduleGeometry(h)
-	return nil
+	return h.take(nil)
 }
 
 // Frame delivers an animation frame requested through Scheduler.RequestFrame.

@@ -5,8 +5,8 @@ import "sort"
 // hostAdmission connects the admission component to the DOM and JS (C63, C67).
 type hostAdmission struct{ h *Host }
 
-func (e hostAdmission) requestFrame() int  { return e.h.sched.RequestFrame() }
-func (e hostAdmission) cancelFrame(id int) { e.h.sched.CancelFrame(id) }
+func (e hostAdmission) requestFrame() (int, bool) { return e.h.requestFrame() }
+func (e hostAdmission) cancelFrame(id int)         { e.h.cancelFrame(id) }
 
 // live is C67's liveness check.
 func (h *Host) live(c *Candidate) bool {

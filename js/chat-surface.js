@@ -6,7 +6,7 @@
 // values Go names by ref, creates AbortControllers, frozen contexts and
 // Error objects, and runs frames and timers through the host's scheduler.
 import { sharedCore } from './core.js';
-import { SURFACE_OP as OP, SURFACE_START as START, SURFACE_CLASS, RESULT, RESULT_LAYOUT } from './protocol.js';
+import { SURFACE_OP as OP, SURFACE_START as START, SURFACE_CLASS, SURFACE_LIMIT, RESULT, RESULT_LAYOUT } from './protocol.js';
 
 const core = await sharedCore();
 const fx = core.surface; // the effects object Go filled with its entry points
@@ -157,22 +157,28 @@ const objectOf = (id) => byId.get(id)?.deref();
 // ---- hosts ----
 const hosts = new Map(); // Go's host id → the host's JS callbacks
 
+// chat[].length as an array length (ToLength): '3' is 3, -1 and NaN are 0.
+function lengthOf(list) {
+  const n = Math.trunc(Number(list.length));
+  return n > 0 ? Math.min(n, Number.MAX_SAFE_INTEGER) : 0;
+}
 // The structural pass (fast lane): ids written into Go's buffer, two units
-// each. -1: chat[fx.bad] is not an object; -2: getMessages threw.
-fx.messages = (h, addr, room) => {
+// each; the buffer grows only as entries prove to be objects. -1:
+// chat[fx.bad] is not an object; -2: the host threw; -3: the length fx.bad
+// is over the limit, so Go allocates nothing for it (C146).
+fx.messages = (h) => {
   const H = hosts.get(h);
-  let list = H.pass;
-  H.pass = undefined;
-  if (list === undefined) {
-    try { list = H.getMessages.call(undefined); } catch (e) { recordThrow(e); return -2; }
-  }
+  let list;
   let n;
-  try { n = list.length; } catch (e) { recordThrow(e); return -2; }
-  if (n > room) { H.pass = list; return n; }
-  const u = core.read(addr, 2 * n);
+  try { list = H.getMessages.call(undefined); n = lengthOf(list); } catch (e) { recordThrow(e); return -2; }
+  if (n > SURFACE_LIMIT.MAX_MESSAGES) { fx.bad = n; return -3; }
+  let cap = Math.min(2 * n, 8192);
+  let u = core.view(cap);
   for (let i = 0; i < n; i++) {
-    const m = list[i];
+    let m;
+    try { m = list[i]; } catch (e) { recordThrow(e); return -2; }
     if (!isObject(m)) { fx.bad = i; return -1; }
+    if (2 * i + 2 > cap) { cap = Math.min(2 * cap, 2 * n); u = core.view(cap); }
     const id = idOf(m);
     u[2 * i] = id & 0xffff;
     u[2 * i + 1] = id >>> 16;
@@ -187,7 +193,7 @@ fx.messageAt = (h, i) => {
   } catch (e) { recordThrow(e); return -1; }
 };
 fx.count = (h) => {
-  try { return hosts.get(h).getMessages.call(undefined).length; } catch (e) { recordThrow(e); return -1; }
+  try { return lengthOf(hosts.get(h).getMessages.call(undefined)); } catch (e) { recordThrow(e); return -1; }
 };
 // The live object with id at mesid (C4): chat[mesid] now, else the one seen
 // at the last structural pass.
@@ -196,9 +202,20 @@ function messageOf(H, id, mesid) {
   if (isObject(m) && messageIds.get(m) === id) return m;
   return H.last?.find((x) => isObject(x) && messageIds.get(x) === id);
 }
+// A materialize result Go may touch: a genuine element that answers the
+// properties the adapter reads. Anything else (a Proxy whose traps throw, a
+// non-node) reaches Go as null, "not a .mes HTMLElement" (C30).
+const ELEMENT_READS = ['nodeType', 'parentNode', 'matches', 'querySelector', 'isConnected', 'classList', 'getAttribute'];
+function genuine(v) {
+  try {
+    if (v === null || typeof v !== 'object' || !globalThis.Element.prototype.matches.call(v, '*')) return null;
+    for (const k of ELEMENT_READS) void v[k];
+    return v;
+  } catch { return null; }
+}
 fx.materialize = (h, id, mesid) => {
   const H = hosts.get(h);
-  try { return H.materialize.call(undefined, messageOf(H, id, mesid), mesid); } catch (e) { recordThrow(e); return FAIL; }
+  try { return genuine(H.materialize.call(undefined, messageOf(H, id, mesid), mesid)); } catch (e) { recordThrow(e); return FAIL; }
 };
 fx.format = (h, id, mesid) => { // the HTML's length in Go's buffer, exactly; -1 when it threw
   const H = hosts.get(h);
@@ -295,23 +312,28 @@ fx.settle = (w, emit, isErr, err) => {
 
 // Frames and timers: the host's four scheduler functions, captured at
 // creation (C140); ids are the facade's, so any native handle type works.
+// They are host code: a throw is recorded for Go (-1), which faults with it.
 function schedule(h, table, start, fire) {
   const H = hosts.get(h);
   const id = ++H.nextTimer;
-  table(H).set(id, start(H, () => { table(H).delete(id); fire(h, id); }));
+  let native;
+  try { native = start(H, () => { table(H).delete(id); fire(h, id); }); } catch (e) { recordThrow(e); return -1; }
+  table(H).set(id, native);
   return id;
 }
 function cancel(h, table, stop, id) {
   const H = hosts.get(h);
-  if (!H || !table(H).has(id)) return;
+  if (!H || !table(H).has(id)) return 0;
   const native = table(H).get(id);
   table(H).delete(id);
-  stop(H, native);
+  try { stop(H, native); } catch (e) { recordThrow(e); return -1; }
+  return 0;
 }
 const frames = (H) => H.frames;
 const timers = (H) => H.timers;
 const enter = (f) => (h, id) => { check(f(h, id)); };
 fx.requestFrame = (h) => schedule(h, frames, (H, cb) => H.raf.call(globalThis, cb), enter(fx.frame));
+// (cancelFrame and clearTimeout return 0, or -1 when the host's function threw.)
 fx.cancelFrame = (h, id) => cancel(h, frames, (H, n) => H.caf.call(globalThis, n), id);
 fx.setTimeout = (h, ms) => schedule(h, timers, (H, cb) => H.st.call(globalThis, cb, ms), enter(fx.timer));
 fx.clearTimeout = (h, id) => cancel(h, timers, (H, n) => H.ct.call(globalThis, n), id);

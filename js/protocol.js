@@ -81,6 +81,11 @@ export const SURFACE_START = Object.freeze({
   HOOK: 6,
 });
 
+// bounds the facade applies before Go sizes anything (chatsurface)
+export const SURFACE_LIMIT = Object.freeze({
+  MAX_MESSAGES: 4194304,
+});
+
 // chatsurface.Class: the constructor a chat surface error is made with
 export const SURFACE_CLASS = Object.freeze({
   ERROR: 0,

@@ -42,6 +42,9 @@ func Groups() []Group {
 			{"DEFAULTS", StartDefaults}, {"VALIDATE", StartValidate}, {"REQUIRED", StartRequired},
 			{"HOOK_ERROR", StartHookError}, {"GATE", StartGate}, {"DONE", StartDone}, {"HOOK", StartHook},
 		}, false},
+		{"SURFACE_LIMIT", "bounds the facade applies before Go sizes anything (chatsurface)", []Entry{
+			{"MAX_MESSAGES", chatsurface.MaxMessages},
+		}, false},
 		{"SURFACE_CLASS", "chatsurface.Class: the constructor a chat surface error is made with", []Entry{
 			{"ERROR", int(chatsurface.ClassError)}, {"TYPE_ERROR", int(chatsurface.ClassTypeError)},
 			{"RANGE_ERROR", int(chatsurface.ClassRangeError)},

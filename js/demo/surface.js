@@ -196,15 +196,37 @@ const host = createChatSurfaceHost({
   emit() {},
   managed: true,
   runtimeLimit: RMAX,
-  onFault: (e) => { statusEl.textContent = `fault: ${e.message}`; },
+  onFault: (e) => showFault(e),
 });
+
+// A fault stops the view where it is (C106); the page says why and offers
+// to recover: foreign children of #chat (an extension's "typing…" element,
+// C76) go, the epoch resets and the chat reopens (docs/chatsurface.md).
+const recoverEl = $('recover');
+function showFault(e) {
+  statusEl.textContent = `fault: ${e?.message ?? e}`;
+  recoverEl.hidden = false;
+}
+async function recover() {
+  for (const c of [...rootEl.children]) {
+    if (!c.matches('.mes, tt-chat-spacer, .style-pins')) c.remove();
+  }
+  recoverEl.hidden = true;
+  await switchChat(current);
+}
+// Every control reports what goes wrong instead of throwing into the page.
+const guarded = (f) => async (...a) => {
+  try { await f(...a); } catch (e) { showFault(e); }
+};
+recoverEl.addEventListener('click', guarded(recover));
 
 const select = $('chat-select');
 CHATS.forEach((c, i) => select.add(new Option(c.title, String(i))));
-select.addEventListener('change', () => switchChat(Number(select.value)));
+select.addEventListener('change', guarded(() => switchChat(Number(select.value))));
 
 async function switchChat(i) {
   host.resetEpoch(); // a chat switch ends the epoch (C107)
+  recoverEl.hidden = true;
   current = i;
   select.value = String(i);
   $('jump').max = String(CHATS[i].messages.length - 1);
@@ -218,10 +240,10 @@ $('controls').addEventListener('submit', (ev) => {
     const el = host.jumpToMessage(n);
     el.querySelector('.mes_block')?.animate([{ background: '#ffe9a8' }, { background: 'transparent' }], 1200);
   } catch (e) {
-    statusEl.textContent = e.message;
+    if (host.getFault()) showFault(host.getFault()); else statusEl.textContent = e.message;
   }
 });
-$('end').addEventListener('click', () => host.scrollToEnd());
+$('end').addEventListener('click', guarded(() => host.scrollToEnd()));
 $('world').addEventListener('click', () => {
   changeWorld().catch((e) => { statusEl.textContent = `refresh failed: ${e.message}`; });
 });
@@ -238,7 +260,7 @@ function showStatus() {
 
 window.demoSurface = {
   host, stats, chats: CHATS, switchChat, registration, legacy: () => legacy, RMAX,
-  procStats, digest, editMessage, changeWorld, world: () => worldNow, current: () => current, SLOW,
+  procStats, digest, editMessage, changeWorld, world: () => worldNow, current: () => current, SLOW, recover,
 };
 await switchChat(0);
 showStatus();

@@ -136,5 +136,26 @@ test('chat surface demo: scroll 10,000 messages, jump, switch chats in Chromium'
   await settled();
   await nextFrames();
   await screenshot(page, 'chat-surface-demo');
+
+  // 4. A foreign "typing…" element in #chat faults the view (C76); the
+  // controls report it instead of throwing into the page, and Recover
+  // brings the chat back (docs/chatsurface.md).
+  await page.evaluate(() => {
+    const t = document.createElement('div');
+    t.className = 'typing_indicator';
+    t.textContent = 'typing…';
+    document.getElementById('chat').append(t);
+    document.getElementById('chat').scrollTop -= 3000;
+  });
+  await page.waitForFunction(() => window.demoSurface.host.snapshot().state === 'faulted', null, { timeout: 20000 });
+  await page.click('#end');
+  await page.fill('#jump', '10');
+  await page.click('#go');
+  assert.match(await page.textContent('#status'), /unknown direct child: div/);
+  assert.equal(await page.isVisible('#recover'), true);
+  await page.click('#recover');
+  await settled();
+  r = await check('recovered');
+  assert.equal(await page.locator('#chat > .typing_indicator').count(), 0);
   assert.deepEqual(errors.map(String), []);
 });

@@ -10,7 +10,7 @@ export function makeRoot({ height = 1000, size = () => 100 } = {}) {
   let scroll = 0;
   const heightOf = (el) => {
     if (el.localName === 'tt-chat-spacer') return Number.parseFloat(el.style.height) || 0;
-    if (el.classList?.contains('mes')) return size(Number(el.getAttribute('mesid')));
+    if (el.classList?.contains('mes')) return size(Number(el.getAttribute('mesid')), el);
     return 0;
   };
   const total = () => [...root.children].reduce((s, c) => s + heightOf(c), 0);

@@ -853,27 +853,24 @@ func (c *surfaceCallbacks) Dispose(r chatsurface.Ref) (chatsurface.Return, *chat
 
 func (c *surfaceCallbacks) Release(r chatsurface.Ref) { c.e.fx.Call("release", int(r)) }
 
-// Messages is the fast-lane structural pass: the facade writes the ids into
-// the shared buffer, two units each.
-func (c *surfaceCallbacks) Messages() ([]chatsurface.MessageID, int, *chatsurface.JSValue) {
-	for room := len(bridge.Buf()) / 2; ; {
-		bridge.Reserve(room * 2)
-		n := c.e.fx.Call("messages", c.host, bridge.Addr(), room).Int()
-		switch {
-		case n == -1:
-			return nil, c.e.fx.Get("bad").Int(), nil
-		case n == -2:
-			return nil, -1, c.e.takeThrown()
-		case n > room:
-			room = n
-			continue
-		}
+// Messages is the fast-lane structural pass: the facade writes the ids
+// into the shared buffer, two units each, growing it only as entries prove
+// to be objects, and stops at MaxMessages (C146).
+func (c *surfaceCallbacks) Messages() chatsurface.Pass {
+	switch n := c.e.fx.Call("messages", c.host).Int(); {
+	case n == -1:
+		return chatsurface.Pass{Bad: c.e.fx.Get("bad").Int()}
+	case n == -2:
+		return chatsurface.Pass{Bad: -1, Thrown: c.e.takeThrown()}
+	case n == -3:
+		return chatsurface.Pass{Bad: -1, Length: c.e.fx.Get("bad").Float()}
+	default:
 		u := bridge.Buf()
 		ids := make([]chatsurface.MessageID, n)
 		for i := range ids {
 			ids[i] = chatsurface.MessageID(uint32(u[2*i]) | uint32(u[2*i+1])<<16)
 		}
-		return ids, -1, nil
+		return chatsurface.Pass{IDs: ids, Bad: -1}
 	}
 }
 
@@ -921,14 +918,27 @@ func (c *surfaceCallbacks) ReleaseSignal(s chatsurface.Signal) { c.e.fx.Call("re
 
 func (c *surfaceCallbacks) OnFault(f error) { c.e.fx.Call("onFault", c.host, c.e.jsError(f)) }
 
-func (c *surfaceCallbacks) RequestFrame() int { return c.e.fx.Call("requestFrame", c.host).Int() }
-func (c *surfaceCallbacks) CancelFrame(id int) {
-	c.e.fx.Call("cancelFrame", c.host, id)
+// The scheduler functions are the host's: the facade answers -1 when one
+// threw, and the thrown value faults the epoch (C6).
+func (c *surfaceCallbacks) sched(fn string, arg any) (int, *chatsurface.JSValue) {
+	if n := c.e.fx.Call(fn, c.host, arg).Int(); n >= 0 {
+		return n, nil
+	}
+	return 0, c.e.takeThrown()
 }
-func (c *surfaceCallbacks) SetTimeout(ms float64) int {
-	return c.e.fx.Call("setTimeout", c.host, ms).Int()
+
+func (c *surfaceCallbacks) RequestFrame() (int, *chatsurface.JSValue) { return c.sched("requestFrame", 0) }
+func (c *surfaceCallbacks) CancelFrame(id int) *chatsurface.JSValue {
+	_, t := c.sched("cancelFrame", id)
+	return t
 }
-func (c *surfaceCallbacks) ClearTimeout(id int) { c.e.fx.Call("clearTimeout", c.host, id) }
+func (c *surfaceCallbacks) SetTimeout(ms float64) (int, *chatsurface.JSValue) {
+	return c.sched("setTimeout", ms)
+}
+func (c *surfaceCallbacks) ClearTimeout(id int) *chatsurface.JSValue {
+	_, t := c.sched("clearTimeout", id)
+	return t
+}
 
 // ---- ProcessorCallbacks (C113–C131) ----
 

@@ -1,0 +1,120 @@
+package chatsurface
+
+import (
+	"math"
+	"testing"
+)
+
+// Hostile hosts (issue 13): every failure is a coded error or a fault that
+// resetEpoch recovers from.
+
+// C6, C10: a scheduler function that throws faults the epoch with the
+// thrown value, which the running operation returns; a reset recovers.
+func TestC10_SchedulerThrowFaultsAndPropagates(t *testing.T) {
+	h := managedHarness(t, 100)
+	h.create()
+	thrown := h.js.throw("no frames")
+	h.sch.fail = func() *JSValue { return thrown }
+	err := h.host.Open()
+	if err != thrown || h.host.Fault().(*JSValue).Ref != thrown.ErrorRef || len(h.js.faults) != 1 {
+		t.Fatalf("open: %v, fault %v", err, h.host.Fault())
+	}
+	h.sch.fail = nil
+	if err := h.host.ResetEpoch(); err != nil {
+		t.Fatal(err)
+	}
+	h.open()
+	h.sch.flush()
+	if h.host.Snapshot().State != StateSettled {
+		t.Fatal(h.host.Snapshot().State)
+	}
+	// Under a scroll (no caller): the epoch faults through onFault.
+	h.sch.fail = func() *JSValue { return thrown }
+	h.dom.SetScrollTop(0, 100)
+	h.host.OnScroll()
+	if h.host.Snapshot().State != StateFaulted || len(h.js.faults) != 2 {
+		t.Fatal("a throwing setTimeout under a scroll faults")
+	}
+}
+
+// C146: a chat longer than MaxMessages is refused before anything is sized
+// by its length.
+func TestC146_ChatOverMaxMessages(t *testing.T) {
+	h := managedHarness(t, 0)
+	h.js.length = 1e9
+	h.create()
+	wantErr(t, h.host.Open(), ClassRangeError, "ChatSurface chat has 1000000000 messages; the maximum is 4194304")
+	if h.host.Snapshot().State != StateFaulted {
+		t.Fatal("a failed structural pass faults (C104)")
+	}
+}
+
+// C39, C109: a host callback that faults the epoch (here: a reentrant
+// dispose from materialize) stops the operation with the coded error, and
+// the host disposes afterwards.
+func TestC109_DisposeFromMaterialize(t *testing.T) {
+	h := managedHarness(t, 10)
+	h.create()
+	var inner error
+	h.js.onMaterialize = func() {
+		if inner == nil {
+			inner = h.host.Dispose()
+		}
+	}
+	err := h.host.Open()
+	wantErr(t, inner, ClassError, "ChatSurface mutation dispose reentered during open")
+	e := wantErr(t, err, ClassError, "ChatSurface epoch is faulted")
+	if e.Cause != inner {
+		t.Fatal("the cause is the reentrancy fault")
+	}
+	if err := h.host.Dispose(); err != nil || h.host.Snapshot().State != StateDisposed {
+		t.Fatal(err)
+	}
+}
+
+// C88 as changed: while following, a scroll notification at the live end
+// (the browser clamping after content shrank) is not a gesture.
+func TestC88_ClampIsNotAGesture(t *testing.T) {
+	h := managedHarness(t, 100)
+	h.create()
+	h.open()
+	h.sch.flush()
+	tail := h.dom.n(h.host.MessageElement(99))
+	tail.size = 40 // the tail shrinks; the browser clamps S to the new end
+	h.dom.scroll = h.dom.scrollHeight() - h.dom.height
+	h.host.OnScroll()
+	s := h.host.Snapshot()
+	if s.State != StateSettled || !s.FollowingTail || len(h.sch.timers) != 0 {
+		t.Fatalf("a clamp began a gesture: %s, following %v", s.State, s.FollowingTail)
+	}
+	h.sch.flush()
+	if math.Abs(h.dom.scroll-(h.dom.scrollHeight()-h.dom.height)) > 0.5 || !h.host.Snapshot().FollowingTail {
+		t.Fatal("the geometry commit that follows keeps the end")
+	}
+	// A real gesture up is one.
+	h.dom.SetScrollTop(0, h.dom.scroll-300)
+	h.host.OnScroll()
+	if h.host.Snapshot().State != StateGestureScrolling {
+		t.Fatal("a scroll up is a gesture")
+	}
+}
+
+// C87 as changed: a gesture that ends at the live end follows, even when
+// the layout last written predates content that shrank.
+func TestC87_FollowingFromLiveMeasurements(t *testing.T) {
+	h := managedHarness(t, 100)
+	h.create()
+	h.open()
+	h.sch.flush()
+	h.scrollTo(1000) // stop following
+	if h.host.Snapshot().FollowingTail {
+		t.Fatal("a gesture away from the end stops following")
+	}
+	h.dom.n(h.host.MessageElement(99)).size = 30 // not yet measured
+	h.dom.SetScrollTop(0, h.dom.scrollHeight()-h.dom.height)
+	h.host.OnScroll()
+	h.sch.fireTimers()
+	if !h.host.Snapshot().FollowingTail {
+		t.Fatal("at the live end: following")
+	}
+}

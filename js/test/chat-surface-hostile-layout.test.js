@@ -1,0 +1,142 @@
+// Layout that moves under the host (issue 13): roots whose height follows
+// their content (test/chat-surface-layout.js), a browser that clamps
+// scrollTop when the content shrinks, async content processors, and a
+// runtime that shrinks and then grows the tail. Following the tail is
+// decided from live measurements, a clamp is not a gesture (C87/C88 as
+// changed, docs/chatsurface.md), and a jump target stays where the jump put
+// it while its content settles (C86 as changed).
+import { test, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { materializer } from './chat-surface-fixture.js';
+import { LayoutResizeObserver, layoutRoot, browser } from './chat-surface-layout.js';
+import { installChatSurfaceApi, createChatSurfaceHost } from '../chat-surface.js';
+
+globalThis.ResizeObserver = LayoutResizeObserver;
+const api = installChatSurfaceApi(globalThis, { managed: true });
+
+// An async processor (world info): results land when the test releases them.
+let held = [];
+let holding = false;
+const registration = api.registerContentProcessor({
+  id: 'world',
+  async prepare(ctx, renderBase) {
+    const base = await renderBase();
+    if (holding) await new Promise((r) => held.push(r));
+    return base.replace('{{w}}', 'rain');
+  },
+});
+const release = async () => { while (held.length) { for (const r of held.splice(0)) r(); await settle(); } };
+const settle = () => new Promise((r) => { setImmediate(r); });
+
+// A runtime participant: granting a <pre data-rt> first shrinks its message
+// (the placeholder goes), then grows it as its "iframe" loads.
+const grown = [];
+api.registerParticipant({
+  id: 'rt',
+  protocolVersion: 1,
+  prepareContent({ content }, claims) {
+    for (const pre of content.querySelectorAll('pre[data-rt]')) {
+      claims.claim(pre, ({ source }) => {
+        source.dataset.h = '-60';
+        grown.push(source);
+        return () => {};
+      });
+    }
+  },
+});
+
+const live = [];
+afterEach(() => { for (const x of live.splice(0)) { x.host.dispose(); x.root.remove(); } holding = false; held = []; });
+
+function setup(chat) {
+  const root = layoutRoot({ height: 1000 });
+  const sched = browser(root);
+  const faults = [];
+  const host = createChatSurfaceHost({
+    root, getMessages: () => chat, materialize: materializer(), emit() {}, ...sched,
+    formatMessage: (m) => `<p>${m.mes}</p>`, onFault: (f) => faults.push(f),
+  });
+  // Frames (with their layout) and the promise jobs between them; enough
+  // for a gesture's 150 ms settle timer to fire.
+  const turn = async (n = 30) => {
+    for (let i = 0; i < n; i++) {
+      sched.frame();
+      await settle();
+    }
+  };
+  const x = { root, chat, sched, host, faults, turn };
+  live.push(x);
+  return x;
+}
+
+const atEnd = (root) => Math.abs(root.scrollTop - (root.scrollHeight - root.clientHeight)) <= 1;
+
+test('C87/C88/C129: refresh() at the tail keeps following; the view ends at the end', async () => {
+  const chat = Array.from({ length: 300 }, (_, i) => ({ mes: `m${i} {{w}}` }));
+  const x = setup(chat);
+  await x.host.open();
+  await x.turn();
+  assert.ok(atEnd(x.root));
+  for (let k = 0; k < 3; k++) {
+    holding = true;
+    const done = registration.refresh();
+    await x.turn(); // every mounted message is pending: 20 px, and the browser clamps
+    assert.equal(x.host.snapshot().followingTail, true, `refresh ${k}: a clamp is not a gesture`);
+    holding = false;
+    await release();
+    await done;
+    await x.turn();
+    assert.equal(x.host.snapshot().followingTail, true, `refresh ${k}: still following`);
+    assert.ok(atEnd(x.root), `refresh ${k}: at the end (${x.root.scrollTop} of ${x.root.scrollHeight - 1000})`);
+  }
+  assert.deepEqual(x.faults, []);
+});
+
+test('C87/C88: a runtime that shrinks, then grows, the tail right after open() leaves the view following', async () => {
+  const chat = Array.from({ length: 200 }, (_, i) => ({ mes: i % 5 === 4 ? `m${i} <pre data-rt>x</pre>` : `m${i}` }));
+  const x = setup(chat);
+  await x.host.open();
+  await x.turn(); // grants shrink their messages; the browser clamps
+  assert.equal(x.host.snapshot().followingTail, true, 'the clamp was not taken for a gesture');
+  for (const pre of grown) pre.dataset.h = '240'; // the iframes load
+  await x.turn();
+  assert.ok(atEnd(x.root), 'at the very end after the runtimes grew');
+  chat.push({ mes: 'new' });
+  await x.host.render();
+  await x.turn();
+  const last = x.host.getMessageElement(chat.length - 1).getBoundingClientRect();
+  assert.ok(last.bottom <= 1000 + 1 && last.top >= 0, `the appended message is in view: ${JSON.stringify(last)}`);
+  assert.deepEqual(x.faults, []);
+});
+
+test('C87: a gesture that ends short of the end stops following; one that ends at it follows', async () => {
+  const chat = Array.from({ length: 200 }, (_, i) => ({ mes: `m${i}` }));
+  const x = setup(chat);
+  await x.host.open();
+  await x.turn();
+  x.root.scrollTop -= 300; // a user scroll: its event comes at the next frame
+  await x.turn();
+  assert.equal(x.host.snapshot().followingTail, false);
+  x.root.scrollTop = x.root.scrollHeight;
+  await x.turn();
+  assert.equal(x.host.snapshot().followingTail, true);
+});
+
+test('C86/C94: a jump target stays where the jump put it while async processor results land around it', async () => {
+  const chat = Array.from({ length: 2000 }, (_, i) => ({ mes: `m${i} {{w}}` }));
+  const x = setup(chat);
+  await x.host.open();
+  await x.turn();
+  for (const t of [400, 1200, 37, 1800]) {
+    holding = true;
+    const el = x.host.jumpToMessage(t);
+    const at = el.getBoundingClientRect();
+    holding = false;
+    await release();
+    await x.turn();
+    const now = x.host.getMessageElement(t).getBoundingClientRect();
+    assert.ok(now.top >= 0 && now.bottom <= 1000, `target ${t} is in view: ${JSON.stringify(now)}`);
+    assert.ok(Math.abs(now.top - at.top) <= 1, `target ${t} kept its place: ${at.top} → ${now.top}`);
+  }
+  assert.deepEqual(x.faults, []);
+});

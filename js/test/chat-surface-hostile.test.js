@@ -1,0 +1,248 @@
+// Hostile hosts (issue 13, priority 1): nothing a host does may end the Go
+// program or wedge the page. Each case gets a coded error or a fault that
+// resetEpoch()/dispose() recover from, and the module keeps serving every
+// API afterwards (takeover included).
+import { test, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { makeRoot, frames, formatMessage, materializer, messages, thrown } from './chat-surface-fixture.js';
+import { installChatSurfaceApi, createChatSurfaceHost } from '../chat-surface.js';
+import { createMessageEditorHandle } from '../message-takeover.js';
+
+installChatSurfaceApi(globalThis, { managed: true });
+const Event = globalThis.window.Event;
+
+const live = [];
+afterEach(() => { for (const x of live.splice(0)) { try { x.host.dispose(); } catch { /* reported by the test */ } x.root.remove(); } });
+
+function setup({ n = 100, chat = messages(n), ...over } = {}) {
+  const root = makeRoot();
+  const sched = frames();
+  const faults = [];
+  const host = createChatSurfaceHost({
+    root, getMessages: () => chat, materialize: materializer(), formatMessage, emit() {}, ...sched,
+    onFault: (f) => faults.push(f), ...over,
+  });
+  const done = () => { host.dispose(); root.remove(); };
+  const x = { root, chat, sched, faults, host, done };
+  live.push(x);
+  return x;
+}
+
+// The module is alive: another API still answers.
+function alive() {
+  const h = createMessageEditorHandle({ generationType: 'normal' });
+  h.setText('still here');
+  assert.equal(h.getText(), 'still here');
+  h.discard();
+}
+
+// After a fault: every operation throws the coded error, resetEpoch()
+// recovers, and the next open() settles.
+async function recovers(x) {
+  for (const call of [() => x.host.jumpToMessage(1), () => x.host.scrollToEnd(), () => x.host.render()]) {
+    const e = thrown(call);
+    assert.equal(e.message, 'ChatSurface epoch is faulted');
+    assert.equal(e.cause, x.host.getFault());
+  }
+  x.host.resetEpoch();
+  assert.equal(x.host.getFault(), null);
+  await x.host.open();
+  x.sched.flush();
+  assert.equal(x.host.snapshot().state, 'settled');
+}
+
+for (const which of ['setTimeout', 'requestAnimationFrame']) {
+  test(`C10/C88: a host ${which} that throws under a scroll faults the epoch; Go lives on (issue 13)`, async () => {
+    const boom = new Error(`${which} refused`);
+    let refuse = false;
+    const real = frames();
+    const x = setup({
+      ...real,
+      [which]: (...a) => { if (refuse) { refuse = false; throw boom; } return real[which](...a); },
+    });
+    await x.host.open();
+    real.flush();
+    refuse = true;
+    x.root.scrollTop = 1234;
+    x.root.dispatchEvent(new Event('scroll'));
+    real.flush();
+    assert.equal(x.host.getFault(), boom, 'the host value is the fault, by identity');
+    assert.deepEqual(x.faults, [boom]);
+    assert.equal(x.host.snapshot().state, 'faulted');
+    alive();
+    x.sched = real;
+    await recovers(x);
+    x.done();
+    alive();
+  });
+}
+
+test('C4: a scheduler that throws inside an operation propagates the value from it', async () => {
+  const boom = new Error('no frames');
+  const x = setup({ requestAnimationFrame: () => { throw boom; } });
+  assert.equal(thrown(() => x.host.open()), boom);
+  assert.equal(x.host.getFault(), boom);
+  x.host.resetEpoch();
+  x.done();
+  alive();
+});
+
+test('C4/C146: chat[] lengths are read as array lengths, checked before anything is sized by them', async () => {
+  // A claimed length of 1e9 is refused before anything is sized by it;
+  // a plausible one with nothing in it fails at its first entry.
+  let list = { length: 1e9 };
+  let x = setup({ getMessages: () => list });
+  let e = thrown(() => x.host.open());
+  assert.ok(e instanceof RangeError, String(e));
+  assert.equal(e.message, 'ChatSurface chat has 1000000000 messages; the maximum is 4194304');
+  assert.equal(x.host.getFault(), e);
+  list = { length: 5 };
+  x.host.resetEpoch();
+  e = thrown(() => x.host.open());
+  assert.ok(e instanceof TypeError, String(e));
+  assert.equal(e.message, 'ChatSurface message at index 0 must be an object');
+  // Array-likes follow ToLength: '3' is 3, -1 and NaN are 0.
+  list = { length: '3', 0: { mes: 'a' }, 1: { mes: 'b' }, 2: { mes: 'c' } };
+  x.host.resetEpoch();
+  await x.host.open();
+  assert.deepEqual(x.host.snapshot().mounted, [0, 1, 2]);
+  for (const length of [-1, NaN, undefined]) {
+    list = { length };
+    x.host.resetEpoch();
+    await x.host.open();
+    assert.equal(x.host.snapshot().messageCount, 0);
+  }
+  assert.equal(x.host.jumpToMessage.length, 1);
+  assert.throws(() => x.host.jumpToMessage(0), RangeError);
+  // A length getter that throws, and getMessages() returning null: the
+  // thrown value propagates (C6) and faults.
+  const boom = new Error('length refused');
+  list = { get length() { throw boom; } };
+  x.host.resetEpoch();
+  assert.equal(thrown(() => x.host.open()), boom);
+  assert.equal(x.host.getFault(), boom);
+  list = null;
+  x.host.resetEpoch();
+  e = thrown(() => x.host.open());
+  assert.ok(e instanceof TypeError, String(e));
+  assert.equal(x.host.getFault(), e);
+  x.done();
+  // An array-like whose every entry is a fresh object, 2^32 − 1 long.
+  const huge = new Proxy([], { get: (t, k) => (k === 'length' ? 2 ** 32 - 1 : typeof k === 'string' && /^\d+$/.test(k) ? {} : Reflect.get(t, k)) });
+  x = setup({ getMessages: () => huge });
+  e = thrown(() => x.host.open());
+  assert.ok(e instanceof RangeError, String(e));
+  assert.equal(e.message, 'ChatSurface chat has 4294967295 messages; the maximum is 4194304');
+  x.done();
+  alive();
+});
+
+test('C30/C112: a materialize that returns a Proxy or throws leaves a host that disposes and a page that creates again', async () => {
+  for (const make of [
+    (el) => new Proxy(el, { get(t, k) { if (k === 'querySelector' || k === 'matches') throw new Error('trap'); return Reflect.get(t, k); } }),
+    (el) => new Proxy({}, { get() { throw new Error('trap'); } }),
+    () => { throw new Error('materialize failed'); },
+  ]) {
+    const mat = materializer();
+    const x = setup({ materialize: (m, i) => make(mat(m, i)) });
+    const e = thrown(() => x.host.open());
+    assert.notEqual(e.code, 'internal', String(e));
+    assert.equal(x.host.getFault(), e);
+    x.host.dispose();
+    x.host.dispose();
+    assert.equal(x.host.snapshot().state, 'disposed');
+    const y = setup({ n: 3 });
+    await y.host.open();
+    assert.deepEqual(y.host.snapshot().mounted, [0, 1, 2]);
+    y.done();
+    x.root.remove();
+  }
+  alive();
+});
+
+test('C109/C112: dispose() called from inside materialize is refused as reentrant; the host then disposes', async () => {
+  const mat = materializer();
+  let x;
+  let inner;
+  x = setup({ materialize: (m, i) => { if (!inner) inner = thrown(() => x.host.dispose()); return mat(m, i); } });
+  const outer = thrown(() => x.host.open());
+  assert.equal(inner.message, 'ChatSurface mutation dispose reentered during open');
+  assert.equal(x.host.getFault(), inner);
+  assert.equal(outer.message, 'ChatSurface epoch is faulted');
+  assert.equal(outer.cause, inner);
+  x.host.dispose();
+  assert.equal(x.host.snapshot().state, 'disposed');
+  const y = setup({ n: 2 });
+  await y.host.open();
+  y.done();
+  x.root.remove();
+  alive();
+});
+
+test('C76/C106/C107: a foreign child appended to #chat faults once; calls stay coded; reset + open recover once it is gone', async () => {
+  const x = setup({ n: 1000 });
+  await x.host.open();
+  x.sched.flush();
+  const typing = document.createElement('div');
+  typing.className = 'typing_indicator';
+  x.root.append(typing);
+  x.root.scrollTop = 20000;
+  x.root.dispatchEvent(new Event('scroll'));
+  x.sched.flush();
+  const fault = x.host.getFault();
+  assert.equal(fault?.message, 'Bounded ChatSurface contains an unknown direct child: div');
+  assert.deepEqual(x.faults, [fault]);
+  for (const call of [() => x.host.jumpToMessage(5), () => x.host.scrollToEnd(), () => x.host.render()]) {
+    const e = thrown(call);
+    assert.equal(e.message, 'ChatSurface epoch is faulted');
+    assert.equal(e.cause, fault);
+  }
+  // Switching chats resets; while the child is there the new epoch names it.
+  x.host.resetEpoch();
+  assert.equal(x.root.querySelectorAll(':scope > .mes, :scope > tt-chat-spacer').length, 0);
+  assert.equal(typing.parentNode, x.root, 'a foreign child stays (C107 step 4)');
+  const again = thrown(() => x.host.open());
+  assert.equal(again.message, 'Bounded ChatSurface contains an unknown direct child: div');
+  typing.remove();
+  x.host.resetEpoch();
+  await x.host.open();
+  x.sched.flush();
+  assert.equal(x.host.snapshot().state, 'settled');
+  x.host.jumpToMessage(5);
+  x.done();
+  alive();
+});
+
+test('C6: host throws come back as the thrown value, never as internal', async () => {
+  const boom = { toString() { throw new Error('no text'); } };
+  let x = setup({ n: 3, formatMessage: (m) => (m.bad ? boom : formatMessage(m)) });
+  await x.host.open();
+  x.chat[1].bad = true;
+  const e = thrown(() => x.host.updateContent(1));
+  assert.equal(e.message, 'no text');
+  assert.equal(x.host.getFault(), e);
+  x.done();
+  x = setup({ getMessages: () => { throw 'x'; } });
+  assert.equal(thrown(() => x.host.open()), 'x');
+  assert.equal(x.host.getFault().message, 'x');
+  x.done();
+  const sym = Symbol('m');
+  x = setup({ materialize: () => { throw sym; } });
+  assert.equal(thrown(() => x.host.open()), sym);
+  x.done();
+  alive();
+});
+
+test('C30/C51: text written to the DOM crosses exactly, lone surrogates included', async () => {
+  const x = setup({ chat: [{ mes: 'a\uD800b' }, { mes: '\uDC00z\uD83D\uDE00' }] });
+  await x.host.open();
+  const html = (i) => x.host.getMessageElement(i).querySelector('.mes_text').innerHTML;
+  assert.equal(html(0), '<p>a\uD800b</p>');
+  assert.equal(html(1), '<p>\uDC00z\uD83D\uDE00</p>');
+  x.chat[0].mes = 'c\uDBFFd';
+  x.host.updateContent(0);
+  assert.equal(html(0), '<p>c\uDBFFd</p>');
+  x.host.updateContent(1, { transient: true });
+  assert.equal(html(1), '<p>\uDC00z\uD83D\uDE00</p>');
+  x.done();
+});
