@@ -32,7 +32,7 @@ func (e *admEnv) order(l []*Candidate) ([]*Candidate, error) {
 	return l, nil
 }
 func (e *admEnv) requestFrame() (int, bool) { e.frames++; e.pending = true; return e.frames, true }
-func (e *admEnv) cancelFrame(int)   { e.pending = false }
+func (e *admEnv) cancelFrame(int)           { e.pending = false }
 
 func newAdm(t *testing.T, managed bool, max int) (*Admission, *admEnv) {
 	e := &admEnv{t: t, js: newFakeJS(t, newFakeDOM()), sigs: map[*Candidate]Signal{}}

@@ -6,7 +6,7 @@ import "sort"
 type hostAdmission struct{ h *Host }
 
 func (e hostAdmission) requestFrame() (int, bool) { return e.h.requestFrame() }
-func (e hostAdmission) cancelFrame(id int)         { e.h.cancelFrame(id) }
+func (e hostAdmission) cancelFrame(id int)        { e.h.cancelFrame(id) }
 
 // live is C67's liveness check.
 func (h *Host) live(c *Candidate) bool {

@@ -350,7 +350,7 @@ func (d *DOM) Attr(n chatsurface.Node, name string) (string, bool) {
 func (d *DOM) SetAttr(n chatsurface.Node, name, value string) {
 	d.v(n).Call("setAttribute", d.str(name), bridge.TextWTF8(value))
 }
-func (d *DOM) RemoveAttr(n chatsurface.Node, name string)     { d.el(n).RemoveAttribute(name) }
+func (d *DOM) RemoveAttr(n chatsurface.Node, name string) { d.el(n).RemoveAttribute(name) }
 
 func (d *DOM) SetClass(n chatsurface.Node, class string, on bool) {
 	d.v(n).Get("classList").Call("toggle", class, on)
@@ -376,7 +376,9 @@ func (d *DOM) Remove(n chatsurface.Node) { d.v(n).Call("remove") }
 
 func (d *DOM) InnerHTML(n chatsurface.Node) string { return bridge.WTF8(d.v(n).Get("innerHTML")) }
 
-func (d *DOM) SetInnerHTML(n chatsurface.Node, html string) { d.v(n).Set("innerHTML", bridge.TextWTF8(html)) }
+func (d *DOM) SetInnerHTML(n chatsurface.Node, html string) {
+	d.v(n).Set("innerHTML", bridge.TextWTF8(html))
+}
 
 func (d *DOM) MoveChildren(from, to chatsurface.Node) {
 	f, t := d.v(from), d.v(to)
@@ -386,7 +388,9 @@ func (d *DOM) MoveChildren(from, to chatsurface.Node) {
 	}
 }
 
-func (d *DOM) SetText(n chatsurface.Node, text string) { d.v(n).Set("textContent", bridge.TextWTF8(text)) }
+func (d *DOM) SetText(n chatsurface.Node, text string) {
+	d.v(n).Set("textContent", bridge.TextWTF8(text))
+}
 
 func (d *DOM) InlineStyle(n chatsurface.Node, prop string) string {
 	return d.el(n).Style().GetPropertyValue(prop)

@@ -927,7 +927,9 @@ func (c *surfaceCallbacks) sched(fn string, arg any) (int, *chatsurface.JSValue)
 	return 0, c.e.takeThrown()
 }
 
-func (c *surfaceCallbacks) RequestFrame() (int, *chatsurface.JSValue) { return c.sched("requestFrame", 0) }
+func (c *surfaceCallbacks) RequestFrame() (int, *chatsurface.JSValue) {
+	return c.sched("requestFrame", 0)
+}
 func (c *surfaceCallbacks) CancelFrame(id int) *chatsurface.JSValue {
 	_, t := c.sched("cancelFrame", id)
 	return t
