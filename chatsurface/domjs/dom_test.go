@@ -235,8 +235,8 @@ func (j *testJS) Dispose(chatsurface.Ref) (chatsurface.Return, *chatsurface.JSVa
 	return chatsurface.Return{}, nil
 }
 func (j *testJS) Release(chatsurface.Ref) {}
-func (j *testJS) Messages() ([]chatsurface.MessageID, int, *chatsurface.JSValue) {
-	return append([]chatsurface.MessageID(nil), j.chat...), -1, nil
+func (j *testJS) Messages() chatsurface.Pass {
+	return chatsurface.Pass{IDs: append([]chatsurface.MessageID(nil), j.chat...), Bad: -1}
 }
 func (j *testJS) MessageAt(i int) (chatsurface.MessageID, *chatsurface.JSValue) {
 	if i < 0 || i >= len(j.chat) {
@@ -263,10 +263,13 @@ func (j *testJS) OnFault(error) {}
 
 type nopSched struct{ n int }
 
-func (s *nopSched) RequestFrame() int      { s.n++; return s.n }
-func (s *nopSched) CancelFrame(int)        {}
-func (s *nopSched) SetTimeout(float64) int { s.n++; return s.n }
-func (s *nopSched) ClearTimeout(int)       {}
+func (s *nopSched) RequestFrame() (int, *chatsurface.JSValue) { s.n++; return s.n, nil }
+func (s *nopSched) CancelFrame(int) *chatsurface.JSValue      { return nil }
+func (s *nopSched) SetTimeout(float64) (int, *chatsurface.JSValue) {
+	s.n++
+	return s.n, nil
+}
+func (s *nopSched) ClearTimeout(int) *chatsurface.JSValue { return nil }
 
 // Node ids stay flat: render, update and shrink a static chat many times
 // and the table holds only the root plus the mounted roots and contents.
