@@ -271,6 +271,7 @@ func (h *Host) jump(t Value) (Node, error) {
 	}
 	h.state = StateJumping
 	b.following = false // step 5 decides; a following commit would leave t
+	b.pin = anchor{}    // this jump's S anchors its commits (C94 step 3)
 	if err := b.forcedCommit(h, m, false); err != nil {
 		return 0, err
 	}
