@@ -1,5 +1,7 @@
 package sessionlog
 
+import "strconv"
+
 // Source kinds the editor writes and recognises.
 const (
 	// EditorSourceKind is the trigger's producer-owned source kind in v4
@@ -125,24 +127,104 @@ func emptyContent(msg map[string]any) bool {
 }
 
 // Messages derives the model-visible messages from the surface (S28), as
-// the objects stored in the log.
+// the objects stored in the log. A node whose message is not an object
+// yields nothing, like an empty reply: the fold never derives a null
+// message (issue 15, item 2).
 func (l *Log) Messages() []any {
 	out := make([]any, 0, len(l.nodes))
 	for _, seq := range l.nodes {
 		ev := l.Events[seq]
 		msg := message(ev)
+		if msg == nil {
+			continue
+		}
 		switch ev.Type {
-		case "user/message":
-			out = append(out, ev.Data())
-		case "tool/result":
+		case "user/message", "tool/result":
 			out = append(out, msg)
 		default:
-			if msg != nil && !emptyContent(msg) {
+			if !emptyContent(msg) {
 				out = append(out, msg)
 			}
 		}
 	}
 	return out
+}
+
+// rawMessage is the JSON text of the message a node derives (S28), nil when
+// it derives none; ok is false when the event holds no raw text to slice,
+// and the caller encodes Messages' value instead.
+func rawMessage(ev *Event) (msg []byte, ok bool) {
+	if ev.fields != nil || ev.rawData == nil {
+		return nil, ev.rawData == nil && ev.fields == nil
+	}
+	msg = ev.rawData
+	if ev.Type != "user/message" {
+		if ev.env.dataKeys&dataMessage == 0 {
+			return nil, true
+		}
+		msg = ev.rawData[ev.env.msgStart:ev.env.msgEnd]
+	}
+	if rawKind(msg) != '{' {
+		return nil, true
+	}
+	if (ev.Type != "user/message" && ev.Type != "tool/result") && rawEmptyContent(msg) {
+		return nil, true
+	}
+	return msg, true
+}
+
+// AppendFoldJSON appends the fold view as one JSON object,
+// {"version","surface","messages","length"} (S25–S28, S102): the messages
+// are the bytes stored in the log, not a re-encoding.
+func (l *Log) AppendFoldJSON(buf []byte) ([]byte, error) {
+	buf = append(buf, `{"version":`...)
+	buf = strconv.AppendInt(buf, int64(l.Version()), 10)
+	buf = append(buf, `,"surface":[`...)
+	for i, seq := range l.nodes {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = strconv.AppendInt(buf, int64(seq), 10)
+	}
+	buf = append(buf, `],"messages":`...)
+	buf, err := l.AppendMessagesJSON(buf)
+	if err != nil {
+		return nil, err
+	}
+	buf = append(buf, `,"length":`...)
+	buf = strconv.AppendInt(buf, int64(l.Len()), 10)
+	return append(buf, '}'), nil
+}
+
+// AppendMessagesJSON appends the derived messages (S28) as a JSON array of
+// the bytes stored in the log, not a re-encoding.
+func (l *Log) AppendMessagesJSON(buf []byte) ([]byte, error) {
+	buf = append(buf, '[')
+	first := true
+	for _, seq := range l.nodes {
+		ev := l.Events[seq]
+		msg, raw := rawMessage(ev)
+		if !raw {
+			m := message(ev)
+			if m == nil || (ev.Type != "user/message" && ev.Type != "tool/result" && emptyContent(m)) {
+				continue
+			}
+			b, err := EncodeJSON(m)
+			if err != nil {
+				return nil, err
+			}
+			msg = b
+		}
+		if msg == nil {
+			continue
+		}
+		if !first {
+			buf = append(buf, ',')
+		}
+		first = false
+		buf = append(buf, msg...)
+	}
+	return append(buf, ']'), nil
 }
 
 // CompactionOpen applies S77: scanning backwards, the first compaction

@@ -1,15 +1,22 @@
 package sessionlog
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // The lean envelope reader. A log line is mostly its data member, which the
 // validator and the fold never look at for log-only events (S21) and only
-// occasionally for surface-eligible ones. parseEnvelope decodes the envelope's
-// other members into the same generic tree decodeValue yields and only checks
-// the syntax of data, keeping its bytes; Event.Data decodes them on first use.
+// occasionally for surface-eligible ones. parseEnvelope reads the envelope's
+// other members into an envelope struct — no map, and no allocation for the
+// common members — and only checks the syntax of data, keeping its bytes;
+// Event.Data decodes them on first use.
+//
+// Strings the reader keeps (member values, numbers' text) alias the line:
+// the reader's callers hand it bytes nothing else will modify.
 //
 // The reader is deliberately conservative: it accepts a subset of what
 // encoding/json accepts (plain JSON whitespace, no more than maxLeanDepth
@@ -27,6 +34,9 @@ var interned, internedAny = func() (map[string]string, map[string]any) {
 	for t := range knownTypes {
 		words = append(words, t)
 	}
+	for t := range harnessV0Types {
+		words = append(words, t)
+	}
 	s := make(map[string]string, len(words))
 	a := make(map[string]any, len(words))
 	for _, w := range words {
@@ -35,48 +45,167 @@ var interned, internedAny = func() (map[string]string, map[string]any) {
 	return s, a
 }()
 
+// scalar is an envelope member the validator reads as a number (seq,
+// time): its number text, or the value itself when it is not a number.
+type scalar struct {
+	present bool
+	num     string // the JSON number's text ("" when not a number)
+	other   any    // the value when present and not a number
+}
+
+func scalarOf(v any, present bool) scalar {
+	if !present {
+		return scalar{}
+	}
+	if n, ok := v.(json.Number); ok {
+		return scalar{present: true, num: string(n)}
+	}
+	return scalar{present: true, other: v}
+}
+
+// value is the member as a generic JSON value.
+func (s scalar) value() any {
+	if s.num != "" {
+		return json.Number(s.num)
+	}
+	return s.other
+}
+
+// envelope holds the members of an event the validator and the load checks
+// read (S6). Members it has no slot for are listed in extra.
+type envelope struct {
+	typ     any // the type member (absent: nil with hasType false)
+	hasType bool
+	seq     scalar
+	time    scalar
+	hasData bool
+	so      any // surfaceOp
+	hasSO   bool
+	src     any // sourceEventSeqs
+	hasSrc  bool
+	ign     any // ignorable
+	hasIgn  bool
+	extra   []string // other member names, in order of first appearance
+
+	// Read from a line: which members data's top level holds (dataMessage
+	// …) and the offsets of its message member's value within data.
+	dataKeys         uint16
+	msgStart, msgEnd int
+}
+
+// envelopeOf reads the envelope of a generic event object.
+func envelopeOf(m map[string]any) envelope {
+	var e envelope
+	for k, v := range m {
+		e.set(k, v)
+	}
+	return e
+}
+
+func (e *envelope) set(key string, v any) {
+	switch key {
+	case "type":
+		e.typ, e.hasType = v, true
+	case "seq":
+		e.seq = scalarOf(v, true)
+	case "time":
+		e.time = scalarOf(v, true)
+	case "data":
+		e.hasData = true
+	case "surfaceOp":
+		e.so, e.hasSO = v, true
+	case "sourceEventSeqs":
+		e.src, e.hasSrc = v, true
+	case "ignorable":
+		e.ign, e.hasIgn = v, true
+	default:
+		for _, x := range e.extra {
+			if x == key {
+				return
+			}
+		}
+		e.extra = append(e.extra, key)
+	}
+}
+
 type leanParser struct {
 	b []byte
 	i int
 }
 
-// parseEnvelope returns the envelope's members other than data, data's raw
-// bytes (nil when absent) and ok; ok is false when the line is not an object
-// the lean reader is sure about.
-func parseEnvelope(line []byte) (fields map[string]any, rawData []byte, ok bool) {
+// unsafeString aliases b as a string; b must never change afterwards.
+func unsafeString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// parseEnvelope reads one envelope line: its members other than data, data's
+// raw bytes (nil when absent) and ok; ok is false when the line is not an
+// object the lean reader is sure about. A member that appears twice keeps
+// its last value, as encoding/json and JSON.parse do.
+func parseEnvelope(line []byte) (env envelope, rawData []byte, ok bool) {
 	p := leanParser{b: line}
 	p.ws()
 	if !p.eat('{') {
-		return nil, nil, false
+		return env, nil, false
 	}
-	fields = make(map[string]any, 6)
 	p.ws()
 	if p.eat('}') {
-		return fields, nil, p.end()
+		return env, nil, p.end()
 	}
 	for {
 		p.ws()
-		key, ok := p.str()
+		key, ok := p.memberName()
 		if !ok {
-			return nil, nil, false
+			return env, nil, false
 		}
 		p.ws()
 		if !p.eat(':') {
-			return nil, nil, false
+			return env, nil, false
 		}
 		p.ws()
-		if key == "data" {
+		switch key {
+		case "data":
 			start := p.i
-			if !p.skip(1) {
-				return nil, nil, false
+			if !p.skipData(&env) {
+				return env, nil, false
 			}
 			rawData = line[start:p.i]
-		} else {
+			env.hasData = true
+		case "type":
+			v, ok := p.typeValue()
+			if !ok {
+				return env, nil, false
+			}
+			env.typ, env.hasType = v, true
+		case "seq", "time":
+			var s scalar
+			if p.i < len(p.b) && (p.b[p.i] == '-' || '0' <= p.b[p.i] && p.b[p.i] <= '9') {
+				start := p.i
+				if !p.numEnd() {
+					return env, nil, false
+				}
+				s = scalar{present: true, num: unsafeString(line[start:p.i])}
+			} else {
+				v, ok := p.value(1)
+				if !ok {
+					return env, nil, false
+				}
+				s = scalarOf(v, true)
+			}
+			if key == "seq" {
+				env.seq = s
+			} else {
+				env.time = s
+			}
+		default:
 			v, ok := p.value(1)
 			if !ok {
-				return nil, nil, false
+				return env, nil, false
 			}
-			fields[key] = v
+			env.set(key, v)
 		}
 		p.ws()
 		if p.eat(',') {
@@ -85,9 +214,134 @@ func parseEnvelope(line []byte) (fields map[string]any, rawData []byte, ok bool)
 		if p.eat('}') {
 			break
 		}
-		return nil, nil, false
+		return env, nil, false
 	}
-	return fields, rawData, p.end()
+	return env, rawData, p.end()
+}
+
+// memberName reads an envelope member's name. The envelope's own names
+// come back as constants without a map lookup; any other name, or one
+// spelled with escapes, goes through str.
+func (p *leanParser) memberName() (string, bool) {
+	if end, plain, ok := p.strEnd(); ok && plain {
+		name := p.b[p.i+1 : end-1]
+		var known string
+		switch string(name) {
+		case "type":
+			known = "type"
+		case "seq":
+			known = "seq"
+		case "time":
+			known = "time"
+		case "data":
+			known = "data"
+		case "surfaceOp":
+			known = "surfaceOp"
+		case "sourceEventSeqs":
+			known = "sourceEventSeqs"
+		case "ignorable":
+			known = "ignorable"
+		}
+		if known != "" {
+			p.i = end
+			return known, true
+		}
+	}
+	return p.str()
+}
+
+// typeValue reads the type member: a known type as its interned string.
+func (p *leanParser) typeValue() (any, bool) {
+	if end, plain, ok := p.strEnd(); ok && plain {
+		if v, ok := internedAny[string(p.b[p.i+1:end-1])]; ok {
+			p.i = end
+			return v, true
+		}
+	}
+	return p.value(1)
+}
+
+// Top-level members of data the read-time shape tests ask about
+// (migrate.go), noted while data is skipped so they cost no second scan.
+const (
+	dataMessage uint16 = 1 << iota
+	dataContent
+	dataCallID
+	dataID
+	dataNotObject // data is not an object
+)
+
+// skipData skips the data member like skip, noting which of the members
+// above its top level holds and where its message member's value lies.
+func (p *leanParser) skipData(env *envelope) bool {
+	env.dataKeys, env.msgStart, env.msgEnd = 0, 0, 0 // a repeated data member: the last one counts
+	if p.i >= len(p.b) || p.b[p.i] != '{' {
+		env.dataKeys = dataNotObject
+		return p.skip(1)
+	}
+	base := p.i
+	p.i++
+	p.ws()
+	if p.eat('}') {
+		return true
+	}
+	for {
+		p.ws()
+		if p.i >= len(p.b) || p.b[p.i] != '"' {
+			return false
+		}
+		end, plain, ok := p.strEnd()
+		if !ok {
+			return false
+		}
+		var bit uint16
+		if plain {
+			switch string(p.b[p.i+1 : end-1]) {
+			case "message":
+				bit = dataMessage
+			case "content":
+				bit = dataContent
+			case "callId":
+				bit = dataCallID
+			case "id":
+				bit = dataID
+			}
+		} else {
+			// An escaped name may still spell one of them.
+			var name string
+			if json.Unmarshal(p.b[p.i:end], &name) == nil {
+				switch name {
+				case "message":
+					bit = dataMessage
+				case "content":
+					bit = dataContent
+				case "callId":
+					bit = dataCallID
+				case "id":
+					bit = dataID
+				}
+			}
+		}
+		p.i = end
+		p.ws()
+		if !p.eat(':') {
+			return false
+		}
+		p.ws()
+		start := p.i
+		if !p.skip(2) {
+			return false
+		}
+		env.dataKeys |= bit
+		if bit == dataMessage {
+			env.msgStart, env.msgEnd = start-base, p.i-base
+		}
+		p.ws()
+		if p.eat(',') {
+			continue
+		}
+		return p.eat('}')
+	}
 }
 
 func (p *leanParser) end() bool {
@@ -140,26 +394,11 @@ func (p *leanParser) strEnd() (end int, plain, ok bool) {
 			return 0, false, false
 		case c == '\\':
 			plain = false
-			i++
-			if i >= len(b) {
+			n, ok := escapeLen(b, i)
+			if !ok {
 				return 0, false, false
 			}
-			switch b[i] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i++
-			case 'u':
-				if len(b)-i < 5 {
-					return 0, false, false
-				}
-				for _, h := range b[i+1 : i+5] {
-					if !isHex(h) {
-						return 0, false, false
-					}
-				}
-				i += 5
-			default:
-				return 0, false, false
-			}
+			i += n
 		case c >= 0x80:
 			plain = false
 			i++
@@ -168,6 +407,81 @@ func (p *leanParser) strEnd() (end int, plain, ok bool) {
 		}
 	}
 	return 0, false, false
+}
+
+// escapeLen checks the escape sequence starting at the backslash b[i] and
+// returns its length.
+func escapeLen(b []byte, i int) (int, bool) {
+	if i+1 >= len(b) {
+		return 0, false
+	}
+	switch b[i+1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return 2, true
+	case 'u':
+		if len(b)-i < 6 {
+			return 0, false
+		}
+		for _, h := range b[i+2 : i+6] {
+			if !isHex(h) {
+				return 0, false
+			}
+		}
+		return 6, true
+	}
+	return 0, false
+}
+
+// Word-at-a-time string scanning: eight bytes per step, looking for the
+// bytes that end the fast path (a quote, a backslash, a control byte). The
+// lowest flagged byte of each test is exact, which is all skipString uses.
+const (
+	lows  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+func stopBytes(x uint64) uint64 {
+	q := x ^ (lows * '"')
+	s := x ^ (lows * '\\')
+	return ((q - lows) &^ q & highs) | ((s - lows) &^ s & highs) | ((x - lows*0x20) &^ x & highs)
+}
+
+// skipString moves past the string starting at its opening quote b[i] and
+// returns the index after the closing quote.
+func skipString(b []byte, i int) (int, bool) {
+	i++
+	for {
+		for i+8 <= len(b) {
+			m := stopBytes(binary.LittleEndian.Uint64(b[i:]))
+			if m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
+		}
+		for i < len(b) {
+			c := b[i]
+			if c == '"' || c == '\\' || c < 0x20 {
+				break
+			}
+			i++
+		}
+		if i >= len(b) {
+			return 0, false
+		}
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1, true
+		case c == '\\':
+			n, ok := escapeLen(b, i)
+			if !ok {
+				return 0, false
+			}
+			i += n
+		default:
+			return 0, false // a control byte
+		}
+	}
 }
 
 func isHex(c byte) bool {
@@ -188,7 +502,7 @@ func (p *leanParser) str() (string, bool) {
 		}
 	}
 	if plain || (utf8.Valid(tok) && noBackslash(tok)) {
-		return string(tok[1 : len(tok)-1]), true
+		return unsafeString(tok[1 : len(tok)-1]), true
 	}
 	// Escapes and invalid UTF-8: let encoding/json unquote, so the text is
 	// exactly what it would have produced.
@@ -208,55 +522,12 @@ func noBackslash(b []byte) bool {
 	return true
 }
 
-// num scans a JSON number (RFC 8259 grammar) and returns its text.
-func (p *leanParser) num() (string, bool) {
-	start := p.i
-	if !p.numEnd() {
-		return "", false
-	}
-	return string(p.b[start:p.i]), true
-}
-
 func (p *leanParser) numEnd() bool {
-	b, i := p.b, p.i
-	if i < len(b) && b[i] == '-' {
-		i++
+	end, ok := numberEnd(p.b, p.i)
+	if ok {
+		p.i = end
 	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case i < len(b) && '1' <= b[i] && b[i] <= '9':
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
-	default:
-		return false
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		d := i
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
-		if i == d {
-			return false
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		d := i
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
-		if i == d {
-			return false
-		}
-	}
-	p.i = i
-	return true
+	return ok
 }
 
 // value decodes one value into the generic tree (UseNumber shape).
@@ -335,72 +606,181 @@ func (p *leanParser) value(depth int) (any, bool) {
 	case c == 'n':
 		return nil, p.lit("null")
 	default:
-		n, ok := p.num()
-		return json.Number(n), ok
+		start := p.i
+		if !p.numEnd() {
+			return nil, false
+		}
+		return json.Number(unsafeString(p.b[start:p.i])), true
 	}
 }
 
 // skip checks the syntax of one value and moves past it without building it.
 func (p *leanParser) skip(depth int) bool {
-	if p.i >= len(p.b) || depth > maxLeanDepth {
-		return false
-	}
-	switch c := p.b[p.i]; {
-	case c == '{':
-		p.i++
-		p.ws()
-		if p.eat('}') {
-			return true
-		}
-		for {
-			p.ws()
-			end, _, ok := p.strEnd()
-			if !ok {
-				return false
-			}
-			p.i = end
-			p.ws()
-			if !p.eat(':') {
-				return false
-			}
-			p.ws()
-			if !p.skip(depth + 1) {
-				return false
-			}
-			p.ws()
-			if p.eat(',') {
-				continue
-			}
-			return p.eat('}')
-		}
-	case c == '[':
-		p.i++
-		p.ws()
-		if p.eat(']') {
-			return true
-		}
-		for {
-			p.ws()
-			if !p.skip(depth + 1) {
-				return false
-			}
-			p.ws()
-			if p.eat(',') {
-				continue
-			}
-			return p.eat(']')
-		}
-	case c == '"':
-		end, _, ok := p.strEnd()
+	end, ok := skipValue(p.b, p.i, maxLeanDepth+1-depth)
+	if ok {
 		p.i = end
-		return ok
-	case c == 't':
-		return p.lit("true")
-	case c == 'f':
-		return p.lit("false")
-	case c == 'n':
-		return p.lit("null")
-	default:
-		return p.numEnd()
 	}
+	return ok
+}
+
+// skipValue checks the syntax of the value at b[i] (after whitespace) and
+// returns the index after it; containers may nest at most maxDepth deep. It
+// is one loop over an explicit stack of open containers rather than a
+// recursion: calls are dear under WebAssembly, and this loop sees every byte
+// of every data member.
+func skipValue(b []byte, i, maxDepth int) (int, bool) {
+	var buf [32]byte
+	stack := buf[:0] // the closing byte of each open container
+	for {
+		// A value starts here.
+		for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+			i++
+		}
+		if i >= len(b) {
+			return 0, false
+		}
+		switch c := b[i]; c {
+		case '{', '[':
+			if len(stack) >= maxDepth {
+				return 0, false
+			}
+			i++
+			for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+				i++
+			}
+			closer := byte(']')
+			if c == '{' {
+				closer = '}'
+			}
+			if i < len(b) && b[i] == closer {
+				i++
+				break // an empty container is a complete value
+			}
+			stack = append(stack, closer)
+			if c == '{' {
+				var ok bool
+				if i, ok = skipName(b, i); !ok {
+					return 0, false
+				}
+			}
+			continue
+		case '"':
+			var ok bool
+			if i, ok = skipString(b, i); !ok {
+				return 0, false
+			}
+		case 't':
+			if len(b)-i < 4 || string(b[i:i+4]) != "true" {
+				return 0, false
+			}
+			i += 4
+		case 'f':
+			if len(b)-i < 5 || string(b[i:i+5]) != "false" {
+				return 0, false
+			}
+			i += 5
+		case 'n':
+			if len(b)-i < 4 || string(b[i:i+4]) != "null" {
+				return 0, false
+			}
+			i += 4
+		default:
+			var ok bool
+			if i, ok = numberEnd(b, i); !ok {
+				return 0, false
+			}
+		}
+		// A value ended: close containers until one takes another value.
+		for {
+			if len(stack) == 0 {
+				return i, true
+			}
+			for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+				i++
+			}
+			if i >= len(b) {
+				return 0, false
+			}
+			top := stack[len(stack)-1]
+			if b[i] == top {
+				stack = stack[:len(stack)-1]
+				i++
+				continue
+			}
+			if b[i] != ',' {
+				return 0, false
+			}
+			i++
+			if top == '}' {
+				var ok bool
+				if i, ok = skipName(b, i); !ok {
+					return 0, false
+				}
+			}
+			break
+		}
+	}
+}
+
+// skipName moves past an object member's name and its colon.
+func skipName(b []byte, i int) (int, bool) {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	if i >= len(b) || b[i] != '"' {
+		return 0, false
+	}
+	i, ok := skipString(b, i)
+	if !ok {
+		return 0, false
+	}
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	if i >= len(b) || b[i] != ':' {
+		return 0, false
+	}
+	return i + 1, true
+}
+
+// numberEnd scans a JSON number (RFC 8259 grammar) at b[i].
+func numberEnd(b []byte, i int) (int, bool) {
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && '1' <= b[i] && b[i] <= '9':
+		i++
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+	default:
+		return 0, false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		d := i
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+		if i == d {
+			return 0, false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		d := i
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+		if i == d {
+			return 0, false
+		}
+	}
+	return i, true
 }

@@ -21,6 +21,9 @@ const (
 	CodeSessionNotLoaded   = "session-not-loaded"
 	CodeUnsupportedFormat  = "unsupported-format"
 	CodeInternal           = "internal"
+	// CodeTornTail: the bytes end in an incomplete line, the trace of a
+	// write that did not finish (S105); Error.Offset says where it starts.
+	CodeTornTail = "torn-tail"
 )
 
 // AssistantImmutableMessage is the normative S53 text.
@@ -41,6 +44,8 @@ type Error struct {
 	Seq int `json:"seq"`
 	// Line is the 1-based input line for decoder errors, 0 otherwise.
 	Line int `json:"line,omitempty"`
+	// Offset is the byte offset of a torn tail (CodeTornTail only).
+	Offset *int64 `json:"offset,omitempty"`
 }
 
 func (e *Error) Error() string { return e.Message }

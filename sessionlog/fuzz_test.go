@@ -434,11 +434,11 @@ func sameMessages(t *testing.T, l *Log, before, after []any, pos int) {
 
 // derivesMessage mirrors S28: which nodes yield a message.
 func derivesMessage(ev *Event) bool {
+	msg := message(ev)
 	switch ev.Type {
 	case "user/message", "tool/result":
-		return true
+		return msg != nil
 	}
-	msg := message(ev)
 	return msg != nil && !emptyContent(msg)
 }
 

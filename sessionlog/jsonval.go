@@ -130,10 +130,15 @@ func seqValue(v any, version int) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	if k, ok := smallUint(string(n)); ok {
+	return seqText(string(n), version)
+}
+
+// seqText is seqValue over a JSON number's text.
+func seqText(n string, version int) (int, bool) {
+	if k, ok := smallUint(n); ok {
 		return k, true
 	}
-	f, err := strconv.ParseFloat(string(n), 64)
+	f, err := strconv.ParseFloat(n, 64)
 	if err != nil || f < 0 || f > maxSafeInteger || f != math.Trunc(f) {
 		return 0, false
 	}

@@ -16,19 +16,25 @@ type Header struct {
 	Fields map[string]any
 }
 
-// Event is one envelope (S6). Fields holds the object as read, so fields the
-// reader does not understand survive a copy untouched — except that an event
-// read from a log may keep its data member as raw JSON, outside Fields, until
-// Data first needs it. Read data through Data, and the whole envelope through
-// MarshalJSON.
+// ID is the header's session id ("" when absent or not a string).
+func (h Header) ID() string { return asString(h.Fields["id"]) }
+
+// Event is one envelope (S6). An event read from a log keeps its line as
+// read and its data member as raw JSON until Data first needs it; a planned
+// or migrated event holds its envelope as a generic object. Either way every
+// member survives a copy untouched: read members through Data, Field or
+// Fields, and the whole envelope through MarshalJSON.
 type Event struct {
 	// Type is data.type rendered as a string ("undefined" when absent).
 	Type string
 	// Seq is the event's index in the log it was read from or planned for.
-	Seq    int
-	Fields map[string]any
+	Seq int
 
-	rawData  []byte // data's JSON text, not yet decoded (nil: data is in Fields)
+	env    envelope
+	fields map[string]any // the generic envelope (nil: the event is lean)
+	line   []byte         // a lean event's envelope as read
+
+	rawData  []byte // data's JSON text, not yet decoded
 	dataOnce sync.Once
 	data     any
 }
@@ -36,33 +42,69 @@ type Event struct {
 // Data returns the event's data member (nil when absent). Data kept as raw
 // JSON is decoded once, on first use; concurrent callers are safe.
 func (e *Event) Data() any {
-	if e.rawData == nil {
-		return e.Fields["data"]
+	if e.fields != nil {
+		return e.fields["data"]
 	}
 	e.dataOnce.Do(func() {
-		// The lean reader checked the syntax, so this cannot fail.
-		e.data, _ = decodeValue(e.rawData)
+		if e.rawData != nil {
+			// The lean reader checked the syntax, so this cannot fail.
+			e.data, _ = decodeValue(e.rawData)
+		}
 	})
 	return e.data
 }
 
-// MarshalJSON writes the envelope exactly as held.
+// Fields returns the envelope as a generic object. For an event read from a
+// log it is decoded afresh from the line on each call.
+func (e *Event) Fields() map[string]any {
+	if e.fields != nil {
+		return e.fields
+	}
+	v, _ := decodeValue(e.line)
+	m, _ := v.(map[string]any)
+	return m
+}
+
+// Field returns one envelope member.
+func (e *Event) Field(name string) (any, bool) {
+	if e.fields != nil {
+		v, ok := e.fields[name]
+		return v, ok
+	}
+	switch name {
+	case "data":
+		return e.Data(), e.env.hasData
+	case "type":
+		return e.env.typ, e.env.hasType
+	case "seq":
+		return e.env.seq.value(), e.env.seq.present
+	case "time":
+		return e.env.time.value(), e.env.time.present
+	case "surfaceOp":
+		return e.env.so, e.env.hasSO
+	case "sourceEventSeqs":
+		return e.env.src, e.env.hasSrc
+	case "ignorable":
+		return e.env.ign, e.env.hasIgn
+	}
+	v, ok := e.Fields()[name]
+	return v, ok
+}
+
+// MarshalJSON writes the envelope exactly as held: a read event as the line
+// it was read from.
 func (e *Event) MarshalJSON() ([]byte, error) {
-	if e.rawData == nil {
-		return EncodeJSON(e.Fields)
+	if e.fields == nil {
+		return bytes.TrimSpace(e.line), nil
 	}
-	m := make(map[string]any, len(e.Fields)+1)
-	for k, v := range e.Fields {
-		m[k] = v
-	}
-	m["data"] = e.Data()
-	return EncodeJSON(m)
+	return EncodeJSON(e.fields)
 }
 
 // ParseEvent reads one JSON envelope. seq is the index it is meant for; the
 // envelope's own seq field is checked against it by the validator (V1).
 func ParseEvent(line []byte, seq int) (*Event, error) {
-	if ev := leanEvent(line, seq, false); ev != nil {
+	line = bytes.Clone(line) // the event aliases its line
+	if ev := leanEvent(line, seq); ev != nil {
 		return ev, nil
 	}
 	v, err := decodeValue(line)
@@ -76,27 +118,40 @@ func ParseEvent(line []byte, seq int) (*Event, error) {
 	return newEvent(m, seq), nil
 }
 
+// newEvent makes an event of a generic envelope object.
 func newEvent(m map[string]any, seq int) *Event {
+	ev := &Event{Seq: seq}
+	ev.setFields(m)
+	return ev
+}
+
+func (e *Event) setFields(m map[string]any) {
 	t, ok := m["type"]
-	return &Event{Type: render(t, ok), Seq: seq, Fields: m}
+	e.Type = render(t, ok)
+	e.fields = m
+	e.env = envelopeOf(m)
+	e.line, e.rawData = nil, nil
 }
 
 // leanEvent reads an envelope through the lean reader, keeping data as raw
-// JSON; nil means the caller must take the generic path. Unless the caller
-// owns line (a fresh slice nothing else holds), data is copied.
-func leanEvent(line []byte, seq int, owned bool) *Event {
-	f, raw, ok := parseEnvelope(line)
-	if !ok {
+// JSON; nil means the caller must take the generic path. The event aliases
+// line, which nothing may modify afterwards.
+func leanEvent(line []byte, seq int) *Event {
+	ev := &Event{Seq: seq}
+	if !ev.readLean(line) {
 		return nil
 	}
-	ev := newEvent(f, seq)
-	if raw != nil {
-		if !owned {
-			raw = append([]byte(nil), raw...)
-		}
-		ev.rawData = raw
-	}
 	return ev
+}
+
+func (e *Event) readLean(line []byte) bool {
+	env, raw, ok := parseEnvelope(line)
+	if !ok {
+		return false
+	}
+	e.env, e.line, e.rawData = env, line, raw
+	e.Type = render(env.typ, env.hasType)
+	return true
 }
 
 // DecodeOptions selects reader behaviour.
@@ -105,142 +160,202 @@ type DecodeOptions struct {
 	// them, for the harness's stored test snapshots (S17, S103).
 	ImportSnapshot bool
 	// Live folds a live session's snapshot: unknown, non-ignorable types are
-	// log-only instead of refused (S14).
+	// log-only instead of refused (S14), and the load checks of a stored
+	// file (loadcheck.go) are not run: the harness already admitted it.
 	Live bool
+	// AllowTornTail reads the committed prefix of a file whose last line is
+	// torn and reports the torn bytes in Log.Tail instead of refusing the
+	// log. Repair (tavern-log repair, the host's repair option) uses it.
+	AllowTornTail bool
+}
+
+// Tail describes how a log read from bytes ends (disk.go).
+type Tail struct {
+	// Offset is the length of the committed prefix: every complete line,
+	// including a final line that lacks only its newline.
+	Offset int64 `json:"offset"`
+	// Unterminated: the final line is complete but has no newline, so a
+	// writer must add one before appending (nothing may be glued onto it).
+	Unterminated bool `json:"unterminated,omitempty"`
+	// Torn: the final line is incomplete JSON and was left out (only with
+	// AllowTornTail); TornBytes counts its bytes, TornLine is its number.
+	Torn      bool `json:"torn,omitempty"`
+	TornBytes int  `json:"tornBytes,omitempty"`
+	TornLine  int  `json:"tornLine,omitempty"`
 }
 
 // Decode reads a whole JSONL log (header line plus events), validates every
 // event in order and folds it. Blank lines are skipped. The first problem is
 // returned as an *Error; nothing partial is returned with it.
 func Decode(r io.Reader, opts DecodeOptions) (*Log, error) {
-	br := bufio.NewReader(r)
-	var l *Log
-	lineNo := 0
-	for {
-		raw, readErr := br.ReadBytes('\n')
-		if len(raw) > 0 {
-			lineNo++
-			if err := decodeLine(&l, raw, lineNo, opts); err != nil {
-				return nil, err
-			}
-		}
-		if readErr == io.EOF {
-			break
-		}
-		if readErr != nil {
-			return nil, &Error{Code: CodeReadFailed, Message: readErr.Error(), Seq: -1}
-		}
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, &Error{Code: CodeReadFailed, Message: err.Error(), Seq: -1}
 	}
-	if l == nil {
-		return nil, &Error{Code: CodeInvalidLog, Message: "session log is empty: the header line is missing", Seq: -1, Line: 1}
+	return decodeOwned(b, opts)
+}
+
+// DecodeBytes is Decode over an in-memory log. The log keeps a copy of b.
+func DecodeBytes(b []byte, opts DecodeOptions) (*Log, error) {
+	return decodeOwned(bytes.Clone(b), opts)
+}
+
+// DecodeOwned is DecodeBytes for bytes the caller hands over: the log
+// aliases b, which nobody may modify afterwards.
+func DecodeOwned(b []byte, opts DecodeOptions) (*Log, error) {
+	return decodeOwned(b, opts)
+}
+
+func decodeOwned(b []byte, opts DecodeOptions) (*Log, error) {
+	d := decoder{opts: opts}
+	pos, lineNo := 0, 0
+	for pos < len(b) {
+		line, next, terminated := b[pos:], len(b), false
+		if nl := bytes.IndexByte(line, '\n'); nl >= 0 {
+			line, next, terminated = line[:nl], pos+nl+1, true
+		}
+		lineNo++
+		if !terminated {
+			return d.finish(b, pos, line, lineNo)
+		}
+		if err := d.line(line, lineNo); err != nil {
+			return nil, err
+		}
+		pos = next
 	}
+	return d.done(int64(len(b)), false)
+}
+
+// finish reads the final line, which has no newline: a complete record is
+// kept (and flagged, so writers add the newline first); incomplete JSON is a
+// torn tail, refused with its byte offset unless AllowTornTail (disk.go).
+func (d *decoder) finish(b []byte, pos int, line []byte, lineNo int) (*Log, error) {
+	if len(bytes.TrimSpace(line)) == 0 {
+		return d.done(int64(len(b)), true)
+	}
+	if json.Valid(line) {
+		if err := d.line(line, lineNo); err != nil {
+			return nil, err
+		}
+		return d.done(int64(len(b)), true)
+	}
+	if !d.opts.AllowTornTail || d.log == nil {
+		return nil, tornTail(int64(pos), lineNo, line)
+	}
+	l, err := d.done(int64(pos), false)
+	if err != nil {
+		return nil, err
+	}
+	l.Tail.Torn, l.Tail.TornBytes, l.Tail.TornLine = true, len(line), lineNo
 	return l, nil
 }
 
-// DecodeBytes is Decode over an in-memory log.
-func DecodeBytes(b []byte, opts DecodeOptions) (*Log, error) {
-	return Decode(bytes.NewReader(b), opts)
+func (d *decoder) done(offset int64, unterminated bool) (*Log, error) {
+	if d.log == nil {
+		return nil, &Error{Code: CodeInvalidLog, Message: "session log is empty: the header line is missing", Seq: -1, Line: 1}
+	}
+	d.log.Tail = Tail{Offset: offset, Unterminated: unterminated}
+	return d.log, nil
 }
 
-func decodeLine(lp **Log, raw []byte, lineNo int, opts DecodeOptions) error {
+// decoder carries one read through its lines.
+type decoder struct {
+	opts DecodeOptions
+	log  *Log
+	slab []Event // events are carved from blocks, not allocated one by one
+}
+
+func (d *decoder) alloc() *Event {
+	if len(d.slab) == 0 {
+		d.slab = make([]Event, 1024)
+	}
+	ev := &d.slab[0]
+	d.slab = d.slab[1:]
+	return ev
+}
+
+func (d *decoder) line(raw []byte, lineNo int) error {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil
 	}
-	if *lp != nil && !opts.ImportSnapshot {
-		// The common case: an event line the lean reader accepts. raw is
-		// a fresh slice from ReadBytes, so the event may keep it.
-		l := *lp
-		if ev := leanEvent(raw, len(l.Events), true); ev != nil {
-			if err := l.Append(ev); err != nil {
-				e := err.(*Error)
-				e.Line = lineNo
-				return e
-			}
-			return nil
+	if d.log == nil {
+		v, err := decodeValue(raw)
+		if err != nil {
+			return lineError(lineNo, err)
 		}
-	}
-	v, err := decodeValue(raw)
-	if err != nil {
-		return &Error{Code: CodeInvalidLog, Message: "line " + itoa(lineNo) + ": " + err.Error(), Seq: -1, Line: lineNo}
-	}
-	if *lp == nil {
 		h, herr := parseHeader(v)
 		if herr != nil {
 			herr.Line = lineNo
 			return herr
 		}
-		*lp = NewLog(h, opts.Live)
+		d.log = NewLog(h, d.opts.Live)
 		return nil
 	}
-	l := *lp
-	m, ok := v.(map[string]any)
-	if !ok {
-		return &Error{Code: CodeInvalidLog, Message: "line " + itoa(lineNo) + ": session event must be a JSON object", Seq: len(l.Events), Line: lineNo}
+	l := d.log
+	ev := d.alloc()
+	ev.Seq = len(l.Events)
+	if !ev.readLean(raw) {
+		v, err := decodeValue(raw)
+		if err != nil {
+			return lineError(lineNo, err)
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return &Error{Code: CodeInvalidLog, Message: "line " + itoa(lineNo) + ": session event must be a JSON object", Seq: len(l.Events), Line: lineNo}
+		}
+		ev.setFields(m)
 	}
-	events := []map[string]any{m}
-	if opts.ImportSnapshot {
+	if isChunkRow(ev.Type) {
+		// Storage rows stand for the chunk events they pack (item 1 of
+		// issue 15, chunkrows.go): a log's layout never changes its meaning.
+		evs, err := expandChunkRow(ev, len(l.Events), d.opts.ImportSnapshot)
+		if err != nil {
+			err.Line = lineNo
+			return err
+		}
+		for _, e := range evs {
+			if err := d.admit(e, lineNo); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return d.admit(ev, lineNo)
+}
+
+// admit runs the read-time steps for one event and appends it: snapshot
+// seq/time, then — for a stored file — the harness's v0 migration and load
+// checks (migrate.go, loadcheck.go), then validation and the fold.
+func (d *decoder) admit(ev *Event, lineNo int) error {
+	l := d.log
+	if d.opts.ImportSnapshot && (!ev.env.seq.present || !ev.env.time.present) {
+		m := ev.Fields()
 		if _, ok := m["seq"]; !ok {
-			events = unpackChunks(m)
+			m["seq"] = json.Number(itoa(len(l.Events)))
 		}
+		if _, ok := m["time"]; !ok {
+			m["time"] = json.Number("0")
+		}
+		ev.setFields(m)
 	}
-	for _, m := range events {
-		if opts.ImportSnapshot {
-			if _, ok := m["seq"]; !ok {
-				m["seq"] = json.Number(itoa(len(l.Events)))
-			}
-			if _, ok := m["time"]; !ok {
-				m["time"] = json.Number("0")
-			}
+	if !d.opts.Live {
+		migrated, err := l.readCheck(ev)
+		if err != nil {
+			err.Line = lineNo
+			return err
 		}
-		if err := l.Append(newEvent(m, len(l.Events))); err != nil {
-			e := err.(*Error)
-			e.Line = lineNo
-			return e
-		}
+		ev = migrated
+	}
+	if err := l.Append(ev); err != nil {
+		e := err.(*Error)
+		e.Line = lineNo
+		return e
 	}
 	return nil
 }
 
-// unpackChunks expands the snapshot tooling's packed streaming rows
-// (text-chunks, reasoning-chunks, tool-call-chunks) back into one
-// assistant/chunk event per delta. Each packed row stands for that many
-// events of the original log: the assistant/message after it cites their
-// seqs, so counting the row as one event would make those citations point
-// at or past the message itself (V13). Rows of any other shape are kept.
-func unpackChunks(m map[string]any) []map[string]any {
-	typ, _ := m["type"].(string)
-	d, _ := m["data"].(map[string]any)
-	if d == nil {
-		return []map[string]any{m}
-	}
-	var deltas []any
-	var chunkType, field string
-	switch typ {
-	case "text-chunks":
-		deltas, _ = d["texts"].([]any)
-		chunkType, field = "text-delta", "text"
-	case "reasoning-chunks":
-		deltas, _ = d["texts"].([]any)
-		chunkType, field = "reasoning-delta", "text"
-	case "tool-call-chunks":
-		deltas, _ = d["args"].([]any)
-		chunkType, field = "tool-call-delta", "argumentsDelta"
-	}
-	if len(deltas) == 0 {
-		return []map[string]any{m}
-	}
-	out := make([]map[string]any, 0, len(deltas))
-	for _, x := range deltas {
-		chunk := map[string]any{"type": chunkType, "index": d["index"], field: x}
-		if typ == "tool-call-chunks" {
-			chunk["id"], chunk["name"] = d["id"], d["name"]
-		}
-		out = append(out, map[string]any{
-			"type": "assistant/chunk",
-			"data": map[string]any{"turn": d["turn"], "step": d["step"], "chunk": chunk},
-		})
-	}
-	return out
+func lineError(lineNo int, err error) *Error {
+	return &Error{Code: CodeInvalidLog, Message: "line " + itoa(lineNo) + ": " + err.Error(), Seq: -1, Line: lineNo}
 }
 
 func parseHeader(v any) (Header, *Error) {
@@ -276,16 +391,23 @@ func NewLog(h Header, live bool) *Log {
 
 // LiveSnapshot builds the log of a live session from its header version and
 // its events as JSON envelopes (S2, S14). Unknown non-ignorable types are
-// log-only; everything else is validated as usual.
+// log-only; everything else is validated as usual. The log aliases the
+// envelopes' bytes.
 func LiveSnapshot(version int, events []json.RawMessage) (*Log, error) {
 	if version < 0 || version > 4 {
 		return nil, &Error{Code: CodeInvalidLog, Rule: "V23", Message: "unsupported session format version " + itoa(version), Seq: -1}
 	}
 	l := NewLog(Header{Version: version}, true)
+	slab := make([]Event, len(events))
 	for i, raw := range events {
-		ev, err := ParseEvent(raw, i)
-		if err != nil {
-			return nil, err
+		ev := &slab[i]
+		ev.Seq = i
+		if !ev.readLean(raw) {
+			g, err := ParseEvent(raw, i)
+			if err != nil {
+				return nil, err
+			}
+			ev = g
 		}
 		if err := l.Append(ev); err != nil {
 			return nil, err

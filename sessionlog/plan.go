@@ -494,6 +494,9 @@ func (l *Log) finish(typ string, data map[string]any, start, end int, src []int,
 		return nil, refuse(CodeInternal, "planned event cannot be encoded: %v", err)
 	}
 	ev := newEvent(fields.(map[string]any), seq)
+	if verr := l.checkAppend(ev); verr != nil {
+		return nil, refuse(CodeInternal, "planned event failed validation: %s", verr.Error())
+	}
 	if verr := l.ValidateCandidate(ev); verr != nil {
 		return nil, refuse(CodeInternal, "planned event failed validation: %s", verr.Error())
 	}
@@ -516,7 +519,8 @@ func (p *Plan) SourceEventSeqs() []int {
 	if p.Event == nil {
 		return nil
 	}
-	raw, _ := p.Event.Fields["sourceEventSeqs"].([]any)
+	src, _ := p.Event.Field("sourceEventSeqs")
+	raw, _ := src.([]any)
 	out := make([]int, 0, len(raw))
 	for _, x := range raw {
 		n, _ := seqValue(x, 4)

@@ -269,7 +269,7 @@ func TestC37_EditUnderCompaction(t *testing.T) {
 	if p.Event.Seq != 24 || p.ReplacedSeq != 15 {
 		t.Fatalf("%+v", p)
 	}
-	jsonEq(t, p.Event.Fields["surfaceOp"], `{"op":"replace","startSeq":15,"endSeq":15}`)
+	jsonEq(t, p.Event.Fields()["surfaceOp"], `{"op":"replace","startSeq":15,"endSeq":15}`)
 }
 
 func withCompaction(t *testing.T, extra ...string) *Log {
@@ -484,8 +484,8 @@ func TestC51_RegenerateVerbatim(t *testing.T) {
 	l := loadF(t)
 	p := apply(t, l, OpRegenerate, byID("a3"), nil, nil, Env{})
 	jsonEq(t, p.Event.Data().(map[string]any)["content"], `[{"type":"text","text":"q2"},`+bIA+`,{"type":"text","text":"more"},`+bFB+`]`)
-	jsonEq(t, p.Event.Fields["surfaceOp"], `{"op":"replace","startSeq":15,"endSeq":17}`)
-	jsonEq(t, p.Event.Fields["sourceEventSeqs"], `[15,17]`)
+	jsonEq(t, p.Event.Fields()["surfaceOp"], `{"op":"replace","startSeq":15,"endSeq":17}`)
+	jsonEq(t, p.Event.Fields()["sourceEventSeqs"], `[15,17]`)
 	if !p.Wake {
 		t.Fatal("no wake")
 	}
@@ -512,8 +512,8 @@ func TestC53_RegenerateSweepsContext(t *testing.T) {
 		t.Fatal(p.Event.Seq)
 	}
 	jsonEq(t, p.Event.Data().(map[string]any)["content"], `[`+tq1+`]`)
-	jsonEq(t, p.Event.Fields["surfaceOp"], `{"op":"replace","startSeq":2,"endSeq":11}`)
-	jsonEq(t, p.Event.Fields["sourceEventSeqs"], `[2,3,6,8,11]`)
+	jsonEq(t, p.Event.Fields()["surfaceOp"], `{"op":"replace","startSeq":2,"endSeq":11}`)
+	jsonEq(t, p.Event.Fields()["sourceEventSeqs"], `[2,3,6,8,11]`)
 	wantSurface(t, l, 1, 14)
 }
 
@@ -529,8 +529,8 @@ func TestC54_SteeringRanges(t *testing.T) {
 	if p.Event.Seq != 16 {
 		t.Fatal(p.Event.Seq)
 	}
-	jsonEq(t, p.Event.Fields["surfaceOp"], `{"op":"replace","startSeq":10,"endSeq":13}`)
-	jsonEq(t, p.Event.Fields["sourceEventSeqs"], `[10,13]`)
+	jsonEq(t, p.Event.Fields()["surfaceOp"], `{"op":"replace","startSeq":10,"endSeq":13}`)
+	jsonEq(t, p.Event.Fields()["sourceEventSeqs"], `[10,13]`)
 	p2, err := doPlan(t, l, OpRegenerate, bySeq(13), nil, nil, Env{})
 	if err != nil || !slices.Equal(p2.ShadowedSeqs, []int{10, 13}) || p2.OriginalSeq != 10 {
 		t.Fatalf("%+v %v", p2, err)
@@ -557,7 +557,7 @@ func TestC56_RegeneratePromptOnly(t *testing.T) {
 	if p.Event.Seq != 17 || !p.Wake {
 		t.Fatalf("%+v", p)
 	}
-	jsonEq(t, p.Event.Fields["surfaceOp"], `{"op":"replace","startSeq":15,"endSeq":15}`)
+	jsonEq(t, p.Event.Fields()["surfaceOp"], `{"op":"replace","startSeq":15,"endSeq":15}`)
 	jsonEq(t, p.Event.Data().(map[string]any)["content"], `[{"type":"text","text":"q2"},`+bIA+`,{"type":"text","text":"more"},`+bFB+`]`)
 }
 
@@ -611,8 +611,8 @@ func TestC59_RegenerateUnderCompaction(t *testing.T) {
 func TestL2_LegacyColdEdit(t *testing.T) {
 	l := load(t, "legacy-v0.jsonl", 0)
 	p := apply(t, l, OpEdit, byID("lu1"), ptr("hi"), nil, Env{})
-	jsonEq(t, p.Event.Fields["surfaceOp"], `{"op":"replace","start":0,"end":0}`)
-	jsonEq(t, p.Event.Fields["sourceEventSeqs"], `[0]`)
+	jsonEq(t, p.Event.Fields()["surfaceOp"], `{"op":"replace","start":0,"end":0}`)
+	jsonEq(t, p.Event.Fields()["sourceEventSeqs"], `[0]`)
 	wantSurface(t, l, 12, 1, 7, 9)
 }
 
@@ -763,7 +763,7 @@ func TestS19_WriterShapes(t *testing.T) {
 		apply(t, l, OpEdit, byID("u2"), ptr("Q"), nil, Env{}),
 		apply(t, l, OpRegenerate, byID("u2"), nil, nil, Env{}),
 	} {
-		op := asMap(p.Event.Fields["surfaceOp"])
+		op := asMap(p.Event.Fields()["surfaceOp"])
 		if _, ok := op["startSeq"]; !ok || len(op) != 3 {
 			t.Fatalf("surfaceOp %v", op)
 		}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 )
 
 type eventKind uint8
@@ -20,6 +21,10 @@ const (
 type Log struct {
 	Header Header
 	Events []*Event
+
+	// Tail is how the bytes the log was read from end (zero for a log
+	// built in memory).
+	Tail Tail
 
 	live       bool
 	kinds      []eventKind
@@ -133,17 +138,16 @@ func (l *Log) Append(ev *Event) error {
 func (l *Log) check(ev *Event) (step, *Error) {
 	idx := len(l.Events)
 	v := l.Header.Version
-	f := ev.Fields
+	f := &ev.env
 
 	// 1. Contiguity (V1, S7, S8).
-	rawSeq, hasSeq := f["seq"]
-	if n, ok := seqValue(rawSeq, v); !hasSeq || !ok || n != idx {
-		return step{}, invalid("V1", idx, "session event seq %s is not contiguous; expected %d", render(rawSeq, hasSeq), idx)
+	if err := checkSeq(ev, idx, v); err != nil {
+		return step{}, err
 	}
 
 	typ := ev.Type
 	if v >= 3 && !knownType(typ) {
-		if f["ignorable"] == true {
+		if f.ign == true {
 			return step{kind: kindSkipped}, nil
 		}
 		if l.live {
@@ -154,8 +158,8 @@ func (l *Log) check(ev *Event) (step, *Error) {
 	}
 
 	// 2. Eligibility and marker (V2–V6).
-	so, hasSO := f["surfaceOp"]
-	src, hasSrc := f["sourceEventSeqs"]
+	so, hasSO := f.so, f.hasSO
+	src, hasSrc := f.src, f.hasSrc
 	if !eligible(v, typ) {
 		if hasSO {
 			return step{}, invalid("V2", idx, "session event %q is not surface-eligible and cannot carry surfaceOp", typ)
@@ -253,7 +257,11 @@ func (l *Log) check(ev *Event) (step, *Error) {
 		if target.Type != "tool/result" {
 			return step{}, invalid("V19", idx, "tool/result surface replacement must target a current tool/result")
 		}
-		if !equalExceptContent(target.Data(), ev.Data()) {
+		same := equalExceptContent(target.Data(), ev.Data())
+		if v <= 3 {
+			same = equalExceptResultContent(target.Data(), ev.Data())
+		}
+		if !same {
 			return step{}, invalid("V20", idx, "tool/result surface replacement may change only content")
 		}
 	}
@@ -265,6 +273,20 @@ func (l *Log) check(ev *Event) (step, *Error) {
 		}
 	}
 	return step{kind: kindReplace, si: si, ei: ei}, nil
+}
+
+// checkSeq is V1 (S7, S8): seq is present, a valid seq value and the
+// event's index.
+func checkSeq(ev *Event, idx, version int) *Error {
+	s := ev.env.seq
+	n, ok := 0, false
+	if s.num != "" {
+		n, ok = seqText(s.num, version)
+	}
+	if !ok || n != idx {
+		return invalid("V1", idx, "session event seq %s is not contiguous; expected %d", render(s.value(), s.present), idx)
+	}
+	return nil
 }
 
 // replaceEndpoints checks a replace op's exact shape for the version's
@@ -350,6 +372,91 @@ func equalExceptContent(a, b any) bool {
 		return out
 	}
 	return deepEqual(strip(a), strip(b))
+}
+
+// equalExceptResultContent is V20 where a tool result is a tool-result
+// block (v0–v3, S16): like the harness, it compares the two data values with
+// message.content reduced to its first block with that block's own content
+// blanked, so toolCallId, isError, the block's type and extra keys, and
+// removing the block all count as changes (issue 15, item 4). The
+// reduction follows JavaScript's spread of content[0], whatever it holds.
+func equalExceptResultContent(a, b any) bool {
+	ra, okA := resultRest(a)
+	rb, okB := resultRest(b)
+	return okA && okB && deepEqual(ra, rb)
+}
+
+// resultRest is data with message.content replaced by
+// [{...content[0], content: null}]; false where the harness's expression
+// would throw (no message object, or content null or absent).
+func resultRest(d any) (any, bool) {
+	m, ok := d.(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	msg, ok := m["message"].(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	c, present := msg["content"]
+	if !present || c == nil {
+		return nil, false // content[0] of undefined or null throws
+	}
+	var first any // content[0]; nil stands for undefined
+	switch t := c.(type) {
+	case []any:
+		if len(t) > 0 {
+			first = t[0]
+		}
+	case string:
+		if u := utf16Units(t); len(u) > 0 {
+			first = u[0]
+		}
+	case map[string]any:
+		first = t["0"]
+	}
+	block := map[string]any{}
+	switch t := first.(type) {
+	case map[string]any:
+		for k, v := range t {
+			block[k] = v
+		}
+	case []any:
+		for i, v := range t {
+			block[strconv.Itoa(i)] = v
+		}
+	case string:
+		for i, u := range utf16Units(t) {
+			block[strconv.Itoa(i)] = u
+		}
+	}
+	block["content"] = nil
+	rest := make(map[string]any, len(m))
+	for k, v := range m {
+		rest[k] = v
+	}
+	mc := make(map[string]any, len(msg))
+	for k, v := range msg {
+		mc[k] = v
+	}
+	mc["content"] = []any{block}
+	rest["message"] = mc
+	return rest, true
+}
+
+// utf16Units splits s into JavaScript string elements (UTF-16 code units),
+// each as a one-unit string. A surrogate, which Go text cannot hold alone,
+// gets a private spelling: the results are only compared with each other.
+func utf16Units(s string) []string {
+	var out []string
+	for _, u := range utf16.Encode([]rune(s)) {
+		if utf16.IsSurrogate(rune(u)) {
+			out = append(out, "\x00"+strconv.Itoa(int(u)))
+			continue
+		}
+		out = append(out, string(rune(u)))
+	}
+	return out
 }
 
 func hasDuplicate(seqs []int) bool {

@@ -470,8 +470,8 @@ func (h *Handler) operate(id string, req sessionlog.Request) (any, *httpError) {
 		return map[string]any{"unchanged": true}, nil
 	}
 	ev := p.Event
-	data, _ := json.Marshal(ev.Fields["data"])
-	surfaceOp, _ := json.Marshal(ev.Fields["surfaceOp"])
+	data, _ := json.Marshal(ev.Fields()["data"])
+	surfaceOp, _ := json.Marshal(ev.Fields()["surfaceOp"])
 	seq, err := s.Append(ev.Type, data, surfaceOp, p.SourceEventSeqs())
 	if err != nil {
 		return nil, fail(sessionlog.CodeInternal, "The harness rejected the write, so nothing was saved: %v", err)

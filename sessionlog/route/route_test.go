@@ -527,8 +527,8 @@ func TestC62_Serialisation(t *testing.T) {
 		t.Fatalf("%d operations inside the lock at once", m)
 	}
 	jsonOf := func(v any) string { b, _ := json.Marshal(v); return string(b) }
-	if jsonOf(e.s.log.Events[20].Fields["surfaceOp"]) != `{"endSeq":2,"op":"replace","startSeq":2}` ||
-		jsonOf(e.s.log.Events[21].Fields["surfaceOp"]) != `{"endSeq":20,"op":"replace","startSeq":20}` {
+	if jsonOf(e.s.log.Events[20].Fields()["surfaceOp"]) != `{"endSeq":2,"op":"replace","startSeq":2}` ||
+		jsonOf(e.s.log.Events[21].Fields()["surfaceOp"]) != `{"endSeq":20,"op":"replace","startSeq":20}` {
 		t.Fatal("not serialised in order")
 	}
 	msgs := e.s.log.Messages()

@@ -28,10 +28,11 @@ import (
 type logOptions struct {
 	ImportSnapshot bool `json:"importSnapshot"`
 	Live           bool `json:"live"`
+	AllowTornTail  bool `json:"allowTornTail"`
 }
 
 func (o logOptions) decode() sessionlog.DecodeOptions {
-	return sessionlog.DecodeOptions{ImportSnapshot: o.ImportSnapshot, Live: o.Live}
+	return sessionlog.DecodeOptions{ImportSnapshot: o.ImportSnapshot, Live: o.Live, AllowTornTail: o.AllowTornTail}
 }
 
 // envArgs is the world outside the log (sessionlog.Env) as JS passes it.
@@ -61,12 +62,13 @@ type apiError struct {
 	Rule    string `json:"rule,omitempty"`
 	Seq     *int   `json:"seq,omitempty"`
 	Line    int    `json:"line,omitempty"`
+	Offset  *int64 `json:"offset,omitempty"` // a torn tail's byte offset (S105)
 }
 
 func errorOf(err error) apiError {
 	var se *sessionlog.Error
 	if errors.As(err, &se) {
-		e := apiError{Code: se.Code, Message: se.Message, Rule: se.Rule, Line: se.Line}
+		e := apiError{Code: se.Code, Message: se.Message, Rule: se.Rule, Line: se.Line, Offset: se.Offset}
 		if se.Seq >= 0 {
 			seq := se.Seq
 			e.Seq = &seq
@@ -91,6 +93,11 @@ func envelope(value any, err error) []byte {
 	var out any
 	if err != nil {
 		out = map[string]any{"ok": false, "error": errorOf(err)}
+	} else if raw, isRaw := value.(json.RawMessage); isRaw {
+		// Built by the call itself (the fold view): pasted, not re-encoded.
+		b := make([]byte, 0, len(raw)+20)
+		b = append(b, `{"ok":true,"value":`...)
+		return append(append(b, raw...), '}')
 	} else {
 		out = map[string]any{"ok": true, "value": value}
 	}
@@ -118,8 +125,10 @@ func strictArgs(raw []byte, v any) error {
 	return nil
 }
 
+// decodeLog reads a log from input, which the call hands over: the log
+// aliases it (the JS entry copies the bytes into a fresh slice per call).
 func decodeLog(input []byte, opts logOptions) (*sessionlog.Log, error) {
-	return sessionlog.DecodeBytes(input, opts.decode())
+	return sessionlog.DecodeOwned(input, opts.decode())
 }
 
 // validate answers a verdict rather than an error: an invalid log is the
@@ -128,17 +137,27 @@ func validate(input []byte, opts logOptions) (any, error) {
 	l, err := decodeLog(input, opts)
 	if err != nil {
 		var se *sessionlog.Error
-		if errors.As(err, &se) && se.Code == sessionlog.CodeInvalidLog {
+		if errors.As(err, &se) && (se.Code == sessionlog.CodeInvalidLog || se.Code == sessionlog.CodeTornTail) {
 			e := errorOf(err)
-			return map[string]any{"ok": false, "error": e.Message, "code": e.Code, "rule": e.Rule, "seq": e.Seq, "line": e.Line}, nil
+			v := map[string]any{"ok": false, "error": e.Message, "code": e.Code, "rule": e.Rule, "seq": e.Seq, "line": e.Line}
+			if e.Offset != nil {
+				v["offset"] = *e.Offset
+			}
+			return v, nil
 		}
 		return nil, err
 	}
 	return map[string]any{"ok": true, "version": l.Version(), "events": l.Len()}, nil
 }
 
-func foldView(l *sessionlog.Log) any {
-	return map[string]any{"version": l.Version(), "surface": l.Surface(), "messages": l.Messages(), "length": l.Len()}
+// foldView is {version, surface, messages, length}, the messages pasted
+// from the log's bytes (sessionlog.AppendFoldJSON).
+func foldView(l *sessionlog.Log) (any, error) {
+	b, err := l.AppendFoldJSON(nil)
+	if err != nil {
+		return nil, err
+	}
+	return json.RawMessage(b), nil
 }
 
 func transcriptView(l *sessionlog.Log, env envArgs) any {
@@ -204,7 +223,7 @@ func (t *logs) get(id int) (*sessionlog.Log, error) {
 }
 
 func logInfo(id int, l *sessionlog.Log) any {
-	return map[string]any{"id": id, "version": l.Version(), "length": l.Len()}
+	return map[string]any{"id": id, "version": l.Version(), "length": l.Len(), "tail": l.Tail}
 }
 
 // call dispatches one API call by name. The stateless calls (validate,
@@ -217,6 +236,8 @@ func (t *logs) call(name string, id int, input, args []byte) (any, error) {
 			Options logOptions      `json:"options"`
 			Env     envArgs         `json:"env"`
 			Request json.RawMessage `json:"request"`
+			Path    string          `json:"path"` // repair-plan
+			Now     int64           `json:"now"`  // repair-plan
 		}
 		if err := strictArgs(args, &a); err != nil {
 			return nil, err
@@ -224,6 +245,10 @@ func (t *logs) call(name string, id int, input, args []byte) (any, error) {
 		switch name {
 		case "validate":
 			return validate(input, a.Options)
+		case "repair-plan":
+			// The host's repair option follows the same plan as
+			// tavern-log repair (S105); the host does the file work.
+			return sessionlog.PlanRepair(input, a.Path, a.Now, a.Options.decode())
 		case "fold", "transcript", "plan", "open":
 		default:
 			return nil, badRequest("unknown call %q", name)
@@ -234,7 +259,7 @@ func (t *logs) call(name string, id int, input, args []byte) (any, error) {
 		}
 		switch name {
 		case "fold":
-			return foldView(l), nil
+			return foldView(l)
 		case "transcript":
 			return transcriptView(l, a.Env), nil
 		case "plan":
@@ -263,6 +288,11 @@ func (t *logs) call(name string, id int, input, args []byte) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		// The harness's append rules beyond the surface (S111), then the
+		// validator.
+		if err := l.CheckAppend(ev); err != nil {
+			return nil, err
+		}
 		if name == "log.check" {
 			if err := l.ValidateCandidate(ev); err != nil {
 				return nil, err
@@ -276,7 +306,7 @@ func (t *logs) call(name string, id int, input, args []byte) (any, error) {
 	case "log.info":
 		return logInfo(id, l), nil
 	case "log.fold":
-		return foldView(l), nil
+		return foldView(l)
 	case "log.transcript":
 		var env envArgs
 		if err := strictArgs(args, &env); err != nil {
