@@ -29,6 +29,10 @@ commands:
   plan-edit FILE --op edit|undo|regenerate|regenerate-turn --target ID|SEQ
                      [--text T] [--remove ATTACHMENT_ID]... [--agent-running] [--time MS]
                      print the exact events the editor would append
+  repair FILE        recover a log whose last write did not finish: keep a copy
+                     (FILE.torn-OFFSET-TIME) and truncate the torn last line, or
+                     add a missing final newline; refuses, changing nothing, when
+                     the log is invalid anywhere else (the only command that writes)
 `
 
 // removeList collects repeated --remove flags; nil until one is given so an
@@ -73,7 +77,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		rest = fs.Args()[1:]
 	}
 	switch cmd {
-	case "validate", "fold", "transcript", "plan-edit":
+	case "validate", "fold", "transcript", "plan-edit", "repair":
 	default:
 		fmt.Fprintf(stderr, "unknown command %q\n%s", cmd, usage)
 		return 2
@@ -83,6 +87,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 
+	if cmd == "repair" {
+		return repair(files[0], *importSnap, stdout, stderr)
+	}
 	var in io.Reader = stdin
 	if files[0] != "-" {
 		f, err := os.Open(files[0])
@@ -100,20 +107,20 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, err)
 			return 2
 		}
-		var seq any
-		if se.Seq >= 0 {
-			seq = se.Seq
-		}
-		writeJSON(stdout, map[string]any{"ok": false, "seq": seq, "error": se.Message})
-		fmt.Fprintln(stderr, se.Message)
-		return 1
+		return invalidLog(se, stdout, stderr)
 	}
 
 	switch cmd {
 	case "validate":
 		writeJSON(stdout, map[string]any{"ok": true, "version": l.Version(), "events": l.Len()})
 	case "fold":
-		writeJSON(stdout, map[string]any{"version": l.Version(), "surface": l.Surface(), "messages": l.Messages()})
+		// The messages are printed as the log stores them (S102).
+		msgs, err := l.AppendMessagesJSON(nil)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+		writeJSON(stdout, map[string]any{"version": l.Version(), "surface": l.Surface(), "messages": json.RawMessage(msgs)})
 	case "transcript":
 		writeJSON(stdout, map[string]any{"version": l.Version(), "rows": l.Transcript(), "overlay": l.Overlay(sessionlog.Env{})})
 	case "plan-edit":
@@ -189,4 +196,20 @@ func writeJSON(w io.Writer, v any) {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.Encode(v)
+}
+
+// invalidLog prints the S102 refusal of an invalid log; a torn tail also
+// says where it starts (S105).
+func invalidLog(se *sessionlog.Error, stdout, stderr io.Writer) int {
+	var seq any
+	if se.Seq >= 0 {
+		seq = se.Seq
+	}
+	out := map[string]any{"ok": false, "seq": seq, "error": se.Message}
+	if se.Code == sessionlog.CodeTornTail {
+		out["code"], out["offset"], out["line"] = se.Code, *se.Offset, se.Line
+	}
+	writeJSON(stdout, out)
+	fmt.Fprintln(stderr, se.Message)
+	return 1
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -156,3 +157,104 @@ func TestS102_EmptySurfaceIsArray(t *testing.T) {
 		t.Fatalf("surface %v", doc["surface"])
 	}
 }
+
+// S105 (issue 15, item 6): a torn last line is reported with its byte
+// offset, and repair keeps a copy of the file and truncates it there; the
+// repaired log validates with every complete event kept.
+func TestS105_TornTailAndRepair(t *testing.T) {
+	whole, err := os.ReadFile(fixtureF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	torn := append(bytes.Clone(whole), `{"type":"turn/start","seq":20,"time":1,"da`...)
+	path := filepath.Join(t.TempDir(), "session.jsonl")
+	os.WriteFile(path, torn, 0o600)
+
+	code, doc, stderr := runCLI(t, "", "validate", path)
+	if code != 1 || doc["code"] != "torn-tail" || doc["offset"] != float64(len(whole)) || doc["line"] != 22.0 {
+		t.Fatalf("%d %v", code, doc)
+	}
+	if !strings.HasPrefix(stderr, "line 22: torn tail at byte offset "+strconvItoa(len(whole))) || !strings.Contains(stderr, "tavern-log repair") {
+		t.Fatalf("stderr %q", stderr)
+	}
+	if code, _, _ := runCLI(t, "", "fold", path); code != 1 {
+		t.Fatal("fold read a torn log")
+	}
+
+	code, doc, _ = runCLI(t, "", "repair", path)
+	if code != 0 {
+		t.Fatalf("%d %v", code, doc)
+	}
+	rep := doc["repair"].(map[string]any)
+	if rep["action"] != "truncate" || rep["truncateTo"] != float64(len(whole)) || rep["events"] != 20.0 {
+		t.Fatalf("%v", rep)
+	}
+	copyPath := rep["copy"].(string)
+	if kept, _ := os.ReadFile(copyPath); !bytes.Equal(kept, torn) || !strings.HasPrefix(filepath.Base(copyPath), "session.jsonl.torn-"+strconvItoa(len(whole))+"-") {
+		t.Fatalf("copy %s does not hold the original", copyPath)
+	}
+	if now, _ := os.ReadFile(path); !bytes.Equal(now, whole) {
+		t.Fatal("repaired file is not the committed prefix")
+	}
+	code, doc, _ = runCLI(t, "", "validate", path)
+	if code != 0 || doc["events"] != 20.0 {
+		t.Fatalf("%d %v", code, doc)
+	}
+	// Repairing a sound log changes nothing.
+	code, doc, _ = runCLI(t, "", "repair", path)
+	if code != 0 || doc["repair"].(map[string]any)["action"] != "none" {
+		t.Fatalf("%d %v", code, doc)
+	}
+}
+
+// S105: a complete last line without its newline is kept (it is a whole
+// record); repair only adds the newline, so the next append cannot glue
+// onto it.
+func TestS105_UnterminatedLastLine(t *testing.T) {
+	whole, _ := os.ReadFile(fixtureF)
+	cut := bytes.TrimSuffix(whole, []byte("\n"))
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	os.WriteFile(path, cut, 0o600)
+	if code, doc, _ := runCLI(t, "", "validate", path); code != 0 || doc["events"] != 20.0 {
+		t.Fatalf("%d %v", code, doc)
+	}
+	code, doc, _ := runCLI(t, "", "repair", path)
+	if code != 0 || doc["repair"].(map[string]any)["action"] != "terminate" {
+		t.Fatalf("%d %v", code, doc)
+	}
+	if now, _ := os.ReadFile(path); !bytes.Equal(now, whole) {
+		t.Fatal("newline not added")
+	}
+}
+
+// S105: repair refuses, changing nothing, when the log is broken before its
+// tail, when the header itself is torn, and on standard input.
+func TestS105_RepairRefuses(t *testing.T) {
+	dir := t.TempDir()
+	whole, _ := os.ReadFile(fixtureF)
+	bad := bytes.Replace(whole, []byte(`"seq":5,`), []byte(`"seq":50,`), 1)
+	bad = append(bad, `{"type":"tu`...)
+	p := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(p, bad, 0o600)
+	code, doc, stderr := runCLI(t, "", "repair", p)
+	if code != 1 || doc["ok"] != false || !strings.Contains(stderr, "nothing was changed") {
+		t.Fatalf("%d %v %q", code, doc, stderr)
+	}
+	if now, _ := os.ReadFile(p); !bytes.Equal(now, bad) {
+		t.Fatal("refused repair changed the file")
+	}
+	h := filepath.Join(dir, "h.jsonl")
+	os.WriteFile(h, []byte(`{"type":"sess`), 0o600)
+	if code, doc, _ := runCLI(t, "", "repair", h); code != 1 || doc["code"] != "torn-tail" || doc["offset"] != 0.0 {
+		t.Fatalf("%d %v", code, doc)
+	}
+	if code, _, _ := runCLI(t, "", "repair", "-"); code != 2 {
+		t.Fatalf("repair of stdin exit %d", code)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Fatalf("refused repairs left files: %v", entries)
+	}
+}
+
+func strconvItoa(n int) string { return strconv.Itoa(n) }
