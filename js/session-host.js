@@ -5,9 +5,37 @@
 // it, and it shows what a host must implement. Every append goes through
 // the same Go validator and fold the editor uses (S24), so a refused
 // append writes nothing, in memory or on disk.
-import { readFileSync, appendFileSync } from 'node:fs';
+//
+// On disk (S105, S109): a flush is durable before it returns (the file is
+// fsynced; a new file's directory too), it writes at the end this session
+// knows and never glues onto a line (a final line that lacks its newline
+// gets one first), and a failed flush leaves the file as it was. A file
+// whose last write did not finish (a torn tail) is refused with its byte
+// offset; `repairLog` — or `load(path, { repairTornTail: true })` — keeps a
+// copy and truncates it, as `tavern-log repair` does.
+import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
-import { openLog, mountEditorRoute } from './session-log.js';
+import { openLog, mountEditorRoute, losslessJSON, planRepair } from './session-log.js';
+import { appendDurable, createFileDurable, truncateDurable } from './durable-file.js';
+
+/**
+ * Repair a log file whose last write did not finish (S105): the plan comes
+ * from Go (`planRepair`, the same as `tavern-log repair`); a torn last line
+ * is cut off after the whole file is copied to `plan.copy`, a missing final
+ * newline is added. Throws SessionLogError, changing nothing, when the log
+ * is invalid anywhere else. Returns the plan that was carried out.
+ */
+export function repairLog(path) {
+  const bytes = readFileSync(path);
+  const plan = planRepair(bytes, path);
+  if (plan.action === 'truncate') {
+    createFileDurable(plan.copy, bytes);
+    truncateDurable(path, bytes.length, plan.truncateTo);
+  } else if (plan.action === 'terminate') {
+    appendDurable(path, bytes.length, '\n');
+  }
+  return plan;
+}
 
 /** A loaded session: a validated log in memory plus its JSONL file. */
 export class LiveSession {
@@ -15,15 +43,36 @@ export class LiveSession {
   #events;
   #pending = [];
   #closed = false;
+  #size; // bytes of the file this session has read or durably written
+  #needsNewline; // the file ends in a complete line without its newline
 
-  /** Load a JSONL log from disk; throws SessionLogError for an invalid log. */
-  static load(path, options = {}) {
-    return new LiveSession(path, readFileSync(path), options);
+  /**
+   * Load a JSONL log from disk; throws SessionLogError for an invalid log,
+   * with code `torn-tail` and `offset` when its last write did not finish.
+   * `repairTornTail: true` repairs such a file first (repairLog); the plan
+   * carried out is then `session.repaired`.
+   */
+  static load(path, { repairTornTail = false, ...options } = {}) {
+    const repaired = repairTornTail ? repairLog(path) : undefined;
+    const session = new LiveSession(path, readFileSync(path), options);
+    if (repaired) session.repaired = repaired;
+    return session;
+  }
+
+  /** Create a new session file holding only its header, durably, and load it. */
+  static create(path, header, options = {}) {
+    createFileDurable(path, losslessJSON(header, 'session header') + '\n');
+    return LiveSession.load(path, options);
   }
 
   constructor(path, bytes, { clock = Date.now } = {}) {
     this.#log = openLog(bytes);
-    const lines = bytes.toString('utf8').split('\n').filter((l) => l.trim() !== '');
+    this.#size = bytes.length;
+    this.#needsNewline = this.#log.tail?.unterminated === true;
+    // The events as the harness holds them in memory: packed chunk rows
+    // expanded, older v0 shapes migrated (Go's reader decides both).
+    const lines = this.#log.encode().split('\n');
+    lines.pop();
     this.header = JSON.parse(lines[0]);
     this.#events = lines.slice(1).map((l) => JSON.parse(l));
     this.path = path;
@@ -47,17 +96,24 @@ export class LiveSession {
     const event = { type, seq: this.#events.length, time: this.clock(), data };
     if (surfaceOp !== undefined) event.surfaceOp = surfaceOp;
     if (sourceEventSeqs !== undefined) event.sourceEventSeqs = sourceEventSeqs;
-    const line = JSON.stringify(event);
+    const line = losslessJSON(event, `session event "${type}"`);
     this.#log.append(line);
     this.#events.push(JSON.parse(line));
     this.#pending.push(line);
     return event.seq;
   }
 
-  /** Persist appended events to the JSONL file. */
+  /**
+   * Persist appended events: written at the end this session knows and
+   * fsynced before it returns, so whatever a caller acknowledges after it
+   * survives a crash or a power loss. On failure nothing of the write stays
+   * in the file and the events stay pending for the next flush.
+   */
   flush() {
     if (this.#pending.length === 0) return;
-    appendFileSync(this.path, this.#pending.join('\n') + '\n');
+    const text = (this.#needsNewline ? '\n' : '') + this.#pending.join('\n') + '\n';
+    this.#size = appendDurable(this.path, this.#size, text);
+    this.#needsNewline = false;
     this.#pending = [];
   }
 
@@ -94,9 +150,13 @@ export class SessionHost {
     this.agents = new Map();
   }
 
-  /** Load a session from disk and give it an agent (unless `agent: null`). */
-  load(path, { agent = new Agent(), clock } = {}) {
-    const s = LiveSession.load(path, { clock });
+  /**
+   * Load a session from disk and give it an agent (unless `agent: null`).
+   * A torn file is refused (SessionLogError `torn-tail`), so its session is
+   * never served, unless `repairTornTail: true` (LiveSession.load).
+   */
+  load(path, { agent = new Agent(), clock, repairTornTail } = {}) {
+    const s = LiveSession.load(path, { clock, repairTornTail });
     this.sessions.set(s.id, s);
     if (agent) this.agents.set(s.id, agent);
     return s;

@@ -20,6 +20,7 @@ export class SessionLogError extends Error {
     if (details.rule) this.rule = details.rule;
     if (details.seq !== undefined) this.seq = details.seq;
     if (details.line) this.line = details.line;
+    if (details.offset !== undefined) this.offset = details.offset;
   }
 }
 
@@ -33,7 +34,40 @@ function call(name, id, input, args) {
   return unwrap(host.call(name, id, input ?? '', args === undefined ? '' : JSON.stringify(args)));
 }
 
-const encode = (event) => (typeof event === 'string' ? event : JSON.stringify(event));
+/**
+ * JSON text of an event given as an object, refusing what JSON.stringify
+ * would silently change: -0, NaN and infinities, undefined, functions,
+ * symbols, BigInts, holes, and non-plain objects such as Date or Map. The
+ * harness's append refuses the same (S111); once stringified, Go could no
+ * longer tell, so this one check lives at the edge.
+ */
+export function losslessJSON(value, subject = 'session event') {
+  const refuse = () => { throw new SessionLogError('invalid-log', `${subject} carries non-JSON-serializable data`, { rule: 'S111' }); };
+  return JSON.stringify(value, function replacer(key, v) {
+    const orig = this[key];
+    switch (typeof orig) {
+      case 'number':
+        if (!Number.isFinite(orig) || Object.is(orig, -0)) refuse();
+        break;
+      case 'undefined': case 'function': case 'symbol': case 'bigint':
+        refuse();
+        break;
+      case 'object': {
+        if (orig === null) break;
+        const proto = Object.getPrototypeOf(orig);
+        if (Array.isArray(orig)) {
+          if (proto !== Array.prototype || Object.keys(orig).length !== orig.length) refuse();
+        } else if (proto !== Object.prototype && proto !== null) {
+          refuse();
+        }
+        break;
+      }
+    }
+    return v;
+  });
+}
+
+const encode = (event) => (typeof event === 'string' ? event : losslessJSON(event));
 
 /** Validate a whole log: a verdict, not a throw, for an invalid log. */
 export function validate(log, options = {}) {
@@ -64,6 +98,8 @@ export class SessionLog {
     this.#id = info.id;
     this.version = info.version;
     this.length = info.length;
+    /** How the bytes it was read from end: {offset, unterminated?, torn?, tornBytes?, tornLine?} (S105). */
+    this.tail = info.tail;
     handles.register(this, info.id, this);
   }
   #call(name, input, args) { return call(name, this.#id, input, args); }
@@ -84,6 +120,16 @@ export class SessionLog {
     handles.unregister(this);
     host.call('log.close', this.#id, '', '');
   }
+}
+
+/**
+ * Plan the repair of a log file's bytes (S105), as `tavern-log repair`
+ * does: `{action: 'none'|'terminate'|'truncate', truncateTo?, copy?, tail,
+ * events}`. Throws SessionLogError when the log is invalid anywhere but in
+ * a torn last line. The caller does the file work (session-host.js).
+ */
+export function planRepair(log, path, { now = Date.now(), ...options } = {}) {
+  return call('repair-plan', 0, log, { options, path, now });
 }
 
 /** Read and validate a log, keeping it open for appends. */
