@@ -6,8 +6,32 @@ export type LogInput = string | Uint8Array;
 export interface LogOptions {
   /** Read stored test snapshots whose events lack seq/time (S103). */
   importSnapshot?: boolean;
-  /** Fold as a live snapshot: unknown non-ignorable types are log-only (S14). */
+  /** Fold as a live snapshot: unknown non-ignorable types are log-only and the stored-file load checks are skipped (S14, S108). */
   live?: boolean;
+  /** Read the committed prefix of bytes whose last line is torn and report it in `tail` instead of refusing (S105). */
+  allowTornTail?: boolean;
+}
+
+/** How the bytes a log was read from end (S105). */
+export interface Tail {
+  /** Length of the committed prefix: where the next append goes. */
+  offset: number;
+  /** The last line is complete but lacks its newline; a writer adds it before appending. */
+  unterminated?: boolean;
+  /** With allowTornTail: the torn last line that was left out. */
+  torn?: boolean;
+  tornBytes?: number;
+  tornLine?: number;
+}
+
+/** The plan of `tavern-log repair` (S105); the caller does the file work. */
+export interface RepairPlan {
+  action: 'none' | 'terminate' | 'truncate';
+  truncateTo?: number;
+  /** Where the whole file is copied before it is truncated. */
+  copy?: string;
+  tail: Tail;
+  events: number;
 }
 
 export interface Env {
@@ -19,7 +43,7 @@ export interface Env {
 
 export type ValidateResult =
   | { ok: true; version: number; events: number }
-  | { ok: false; error: string; code: string; rule?: string; seq: number | null; line?: number };
+  | { ok: false; error: string; code: string; rule?: string; seq: number | null; line?: number; offset?: number };
 
 export interface SessionEvent {
   type: string;
@@ -67,14 +91,21 @@ export interface PlanResult {
   trigger?: { id: string; role: 'user'; content: { type: 'text'; text: string }[]; source: { kind: string } };
 }
 
-/** code: an S76 code, `invalid-log`, `read-failed`, or `already-active`. */
+/** code: an S76 code, `invalid-log`, `torn-tail`, `read-failed`, or `already-active`. */
 export class SessionLogError extends Error {
   readonly name: 'SessionLogError';
   readonly code: string;
   readonly rule?: string;
   readonly seq?: number;
   readonly line?: number;
+  /** A torn tail's byte offset (code `torn-tail`). */
+  readonly offset?: number;
 }
+
+/** JSON text of a value, refusing what JSON.stringify would silently change (-0, NaN, undefined, Date, …; S111). */
+export function losslessJSON(value: unknown, subject?: string): string;
+/** Plan the repair of a log file's bytes, as `tavern-log repair` does (S105). */
+export function planRepair(log: LogInput, path: string, options?: LogOptions & { now?: number }): RepairPlan;
 
 export function validate(log: LogInput, options?: LogOptions): ValidateResult;
 export function fold(log: LogInput, options?: LogOptions): FoldResult;
@@ -85,6 +116,7 @@ export function openLog(log: LogInput, options?: LogOptions): SessionLog;
 export class SessionLog {
   readonly version: number;
   readonly length: number;
+  readonly tail: Tail;
   /** Validate and fold at seq = length, all or nothing; returns the seq. */
   append(event: SessionEvent | string): number;
   /** Validate a candidate without appending it. */

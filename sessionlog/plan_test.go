@@ -839,7 +839,7 @@ func TestS20_LiveLogsKeepModelRepliesImmutable(t *testing.T) {
 	}
 	// A user message in the same live log is still edited, in its spelling.
 	p := apply(t, l, OpEdit, byID("lu1"), ptr("hi"), nil, Env{})
-	jsonEq(t, p.Event.Fields["surfaceOp"], `{"op":"replace","start":0,"end":0}`)
+	jsonEq(t, p.Event.Fields()["surfaceOp"], `{"op":"replace","start":0,"end":0}`)
 
 	f := loadLive(t, "f.jsonl")
 	_, err := doPlan(t, f, OpEdit, byID("a1"), ptr("x"), nil, Env{})

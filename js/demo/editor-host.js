@@ -4,7 +4,7 @@
 // route mounted next to the demo's own transcript/send endpoints. After a
 // restart the session is loaded from disk again; a turn cut short by the
 // restart is closed and answered.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const SESSION_ID = 'demo-editor';
@@ -37,12 +37,17 @@ export function editorDemo({ server, dataDir, origin, chunkDelay = 25 }) {
     const fresh = !existsSync(path);
     if (fresh) {
       mkdirSync(dataDir, { recursive: true });
-      writeFileSync(path, JSON.stringify({ type: 'session', version: 4, id: SESSION_ID, createdAt: Date.now(),
+      const { createFileDurable } = await import('../durable-file.js');
+      createFileDurable(path, JSON.stringify({ type: 'session', version: 4, id: SESSION_ID, createdAt: Date.now(),
         cwd: '/demo', isSeeded: false, delegationDepth: 0, agentPreset: 'standard' }) + '\n');
     }
     const model = new StandInModel({ chunkDelay });
     const agent = new Agent({ onFollowup: (message) => model.wake(message) });
-    const session = host.load(path, { agent });
+    // A write cut short by a crash is repaired on start, keeping a copy.
+    const session = host.load(path, { agent, repairTornTail: true });
+    if (session.repaired?.action === 'truncate') {
+      console.log(`editor demo: the session file ended in a torn write; kept a copy at ${session.repaired.copy} and truncated it at byte ${session.repaired.truncateTo}`);
+    }
     model.attach(session, agent);
     if (fresh) seed(session);
     model.recover();

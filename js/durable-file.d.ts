@@ -1,0 +1,10 @@
+// Types for js/durable-file.js: writes acknowledged only once on disk (S109).
+export function fsyncDir(dir: string): void;
+/** Temporary file, fsync, rename over path, fsync the directory. */
+export function writeFileDurable(path: string, data: string | Uint8Array): void;
+/** Create a file that must not exist, fsync it and its directory. */
+export function createFileDurable(path: string, data: string | Uint8Array): void;
+/** Append at the known end `size`, fsync; rolled back on failure. Returns the new size. */
+export function appendDurable(path: string, size: number, data: string | Uint8Array): number;
+/** Truncate path (still `was` bytes long) to `size`, fsync. */
+export function truncateDurable(path: string, was: number, size: number): void;
