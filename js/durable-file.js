@@ -29,24 +29,21 @@ function writeAll(fd, buf, position) {
  * crash leaves either the old file or the new one, never half of either.
  */
 export function writeFileDurable(path, data) {
-  const buf = Buffer.isBuffer(data) ? data : Buffer.from(data);
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
-  const fd = fs.openSync(tmp, 'wx', 0o600);
-  try {
-    writeAll(fd, buf, 0);
-    fs.fsyncSync(fd);
-  } catch (err) {
-    fs.closeSync(fd);
-    fs.unlinkSync(tmp);
-    throw err;
-  }
-  fs.closeSync(fd);
+  writeNew(tmp, data);
   fs.renameSync(tmp, path);
   fsyncDir(dirname(path));
 }
 
 /** Create a file that must not exist yet, durably (file, then directory). */
 export function createFileDurable(path, data) {
+  writeNew(path, data);
+  fsyncDir(dirname(path));
+}
+
+// writeNew creates path (which must not exist), writes data and fsyncs it;
+// on failure nothing is left behind.
+function writeNew(path, data) {
   const buf = Buffer.isBuffer(data) ? data : Buffer.from(data);
   const fd = fs.openSync(path, 'wx', 0o600);
   try {
@@ -58,7 +55,6 @@ export function createFileDurable(path, data) {
     throw err;
   }
   fs.closeSync(fd);
-  fsyncDir(dirname(path));
 }
 
 /**

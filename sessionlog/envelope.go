@@ -271,6 +271,20 @@ const (
 	dataNotObject // data is not an object
 )
 
+func dataKeyBit(name []byte) uint16 {
+	switch string(name) { // no allocation: the compiler compares in place
+	case "message":
+		return dataMessage
+	case "content":
+		return dataContent
+	case "callId":
+		return dataCallID
+	case "id":
+		return dataID
+	}
+	return 0
+}
+
 // skipData skips the data member like skip, noting which of the members
 // above its top level holds and where its message member's value lies.
 func (p *leanParser) skipData(env *envelope) bool {
@@ -294,33 +308,12 @@ func (p *leanParser) skipData(env *envelope) bool {
 		if !ok {
 			return false
 		}
-		var bit uint16
-		if plain {
-			switch string(p.b[p.i+1 : end-1]) {
-			case "message":
-				bit = dataMessage
-			case "content":
-				bit = dataContent
-			case "callId":
-				bit = dataCallID
-			case "id":
-				bit = dataID
-			}
-		} else {
+		bit := dataKeyBit(p.b[p.i+1 : end-1])
+		if !plain {
 			// An escaped name may still spell one of them.
 			var name string
-			if json.Unmarshal(p.b[p.i:end], &name) == nil {
-				switch name {
-				case "message":
-					bit = dataMessage
-				case "content":
-					bit = dataContent
-				case "callId":
-					bit = dataCallID
-				case "id":
-					bit = dataID
-				}
-			}
+			json.Unmarshal(p.b[p.i:end], &name)
+			bit = dataKeyBit([]byte(name))
 		}
 		p.i = end
 		p.ws()
