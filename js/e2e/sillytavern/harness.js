@@ -125,7 +125,9 @@ async function prepare(tarball) {
     });
     renameSync(tmp, dir);
     log('first start: default content and the webpack bundle into the template data root');
-    const first = await launchServer({ tree: result.tree, dataRoot: result.template, runDir: dir });
+    // The first start compiles the webpack bundle: ~20 s on an idle machine,
+    // minutes on a loaded one.
+    const first = await launchServer({ tree: result.tree, dataRoot: result.template, runDir: dir, timeoutMs: 900000 });
     await first.stop();
     rmSync(join(dir, 'config.yaml'), { force: true });
     writeFileSync(ready, CACHE_LAYOUT);
@@ -172,7 +174,7 @@ async function waitForHttp(url, proc, timeoutMs) {
 const live = new Set();
 process.on('exit', () => { for (const p of live) { try { process.kill(p.pid, 'SIGKILL'); } catch { /* gone */ } } });
 
-async function launchServer({ tree, dataRoot, runDir }) {
+async function launchServer({ tree, dataRoot, runDir, timeoutMs = 240000 }) {
   const port = await freePort();
   const config = join(runDir, 'config.yaml');
   writeConfig(tree, config, { port, dataRoot });
@@ -195,7 +197,7 @@ async function launchServer({ tree, dataRoot, runDir }) {
     live.delete(proc);
   };
   try {
-    await waitForHttp(url, proc, 120000);
+    await waitForHttp(url, proc, timeoutMs);
   } catch (e) {
     await stop();
     let tail = '';
