@@ -1,10 +1,11 @@
-// The seed's example plugin, as written there (only shouldTakeover and
-// streamFromMyBackend are supplied), against the demo's SillyTavern-style
+// The seed's example plugin, as written there (fixtures/seed-example.js;
+// only Luker, shouldTakeover and streamFromMyBackend are supplied), against the demo's SillyTavern-style
 // host: claims, streams, commits; a user stop keeps the partial; a hard
 // failure discards and rolls back.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTavernHost } from '../demo/st-host.js';
+import { installSeedExample } from './fixtures/seed-example.js';
 
 function setup({ fail = false, chunks = ['Hel', 'lo', ' there', '.'], delay = 1 } = {}) {
   const chat = [{ name: 'You', is_user: true, mes: 'hi', extra: {} }];
@@ -23,48 +24,7 @@ function setup({ fail = false, chunks = ['Hel', 'lo', ' there', '.'], delay = 1 
     }
   }
 
-  // ---- the seed's example, unchanged ----
-  const context = Luker.getContext();
-
-  context.eventSource.on(context.eventTypes.GENERATE_TAKEOVER_DISPATCH, async (eventData) => {
-    if (!shouldTakeover(eventData)) return;
-
-    const { originalText, originalReasoning } = resolveOriginals(eventData.type, context.chat);
-
-    const handle = context.createMessageEditorHandle({
-      generationType: eventData.type,
-      originalText,
-      originalReasoning,
-      abortSignal: eventData.abortSignal,
-      owner: 'my-plugin',
-    });
-    eventData.takeoverHandle = handle;
-
-    void (async () => {
-      try {
-        for await (const chunk of streamFromMyBackend(eventData)) {
-          handle.setText(handle.getText() + chunk);
-        }
-        await handle.commit();
-      } catch (err) {
-        if (err.name === 'AbortError' || eventData.abortSignal.aborted) {
-          await handle.abort();
-        } else {
-          await handle.discard();
-        }
-      }
-    })();
-  });
-
-  function resolveOriginals(type, chat) {
-    if (type === 'normal') return { originalText: '', originalReasoning: '' };
-    const slot = chat[chat.length - 1];
-    return {
-      originalText: String(slot?.mes ?? ''),
-      originalReasoning: String(slot?.extra?.reasoning ?? ''),
-    };
-  }
-  // ---- end of the seed's example ----
+  installSeedExample({ Luker, shouldTakeover, streamFromMyBackend });
 
   return { chat, saves, tavern };
 }

@@ -33,7 +33,7 @@ before(async () => {
       { name: 'tavern-core', dir: EXT },
       { name: 'tavern-test-hostile', dir: join(PLUGINS, 'hostile') },
       { name: 'tavern-test-luker-style', dir: join(PLUGINS, 'luker-style'), files: [LUKER_FIXTURE] },
-      { name: 'tavern-test-seed-example', dir: join(PLUGINS, 'seed-example') },
+      { name: 'tavern-test-seed-example', dir: join(PLUGINS, 'seed-example'), files: [join(REPO, 'js/test/fixtures/seed-example.js')] },
     ],
   });
   browser = await launchChromium();
@@ -293,6 +293,22 @@ const setSwitch = (id, on) => page.evaluate(({ id, on }) => {
   box.dispatchEvent(new Event('input'));
 }, { id, on });
 
+/** Sends text, presses Stop once two reply chunks are on screen, returns the settled run. */
+async function stopLukerMidReply(text) {
+  await turn(page, async () => {
+    const n = await page.evaluate(() => globalThis.__lukerPlugin.runs.length);
+    await send(page, text);
+    await page.waitForFunction((k) => {
+      const runs = globalThis.__lukerPlugin.runs;
+      return runs.length > k && runs.at(-1).chunks >= 2
+        && (document.querySelector('#chat .last_mes .mes_text')?.textContent ?? '').startsWith('The sky');
+    }, n, { timeout: 20000 });
+    await page.click('#mes_stop');
+  });
+  await page.waitForFunction(() => globalThis.__lukerPlugin.runs.at(-1).outcome !== null, null, { timeout: 10000 });
+  return lukerRun();
+}
+
 test('the Luker-style plugin runs unchanged: reasoning sections, appendText, an oldString/newString patch', async () => {
   await luker({ claim: true, orchestrator: false, failAt: -1 });
   const asked = mock.completions.length;
@@ -309,18 +325,7 @@ test('the Luker-style plugin runs unchanged: reasoning sections, appendText, an 
 
 test('the Luker-style plugin: Stop keeps the partial (its backend honours the signal)', async () => {
   await luker({ delayMs: 300 });
-  await turn(page, async () => {
-    const n = await page.evaluate(() => globalThis.__lukerPlugin.runs.length);
-    await send(page, 'Luker, again');
-    await page.waitForFunction((k) => {
-      const runs = globalThis.__lukerPlugin.runs;
-      return runs.length > k && runs.at(-1).chunks >= 2
-        && (document.querySelector('#chat .last_mes .mes_text')?.textContent ?? '').startsWith('The sky');
-    }, n, { timeout: 20000 });
-    await page.click('#mes_stop');
-  });
-  await page.waitForFunction(() => globalThis.__lukerPlugin.runs.at(-1).outcome !== null);
-  const run = await lukerRun();
+  const run = await stopLukerMidReply('Luker, again');
   assert.equal(run.status, 'aborted');
   assert.ok(run.chunks >= 2 && run.chunks < 7, `partial: ${run.chunks} chunks`);
   assert.match((await chatState(page)).at(-1).mes, /^The sky/);
@@ -329,18 +334,7 @@ test('the Luker-style plugin: Stop keeps the partial (its backend honours the si
 test('Luker\'s orchestrator relies on auto-settle: with the panel switch on, Stop settles its handle', async () => {
   await setSwitch('tavern_core_settle_on_abort', true);
   await luker({ orchestrator: true, delayMs: 300 });
-  await turn(page, async () => {
-    const n = await page.evaluate(() => globalThis.__lukerPlugin.runs.length);
-    await send(page, 'Orchestrate');
-    await page.waitForFunction((k) => {
-      const runs = globalThis.__lukerPlugin.runs;
-      return runs.length > k && runs.at(-1).chunks >= 2
-        && (document.querySelector('#chat .last_mes .mes_text')?.textContent ?? '').startsWith('The sky');
-    }, n, { timeout: 20000 });
-    await page.click('#mes_stop');
-  });
-  await page.waitForFunction(() => globalThis.__lukerPlugin.runs.at(-1).outcome !== null, null, { timeout: 10000 });
-  const run = await lukerRun();
+  const run = await stopLukerMidReply('Orchestrate');
   assert.equal(run.status, 'aborted', 'settled by the host option, not by the plugin');
   assert.ok(run.chunks >= 2 && run.chunks < 7, `partial: ${run.chunks} chunks`);
   assert.match((await chatState(page)).at(-1).mes, /^The sky/);
