@@ -68,11 +68,15 @@ test-domjs: node_modules
 	$(STACK); NODE_OPTIONS="--require=$(CURDIR)/$(JS)/test/happydom-preload.cjs" \
 		GOOS=js GOARCH=wasm $(GO) test -exec "$(WASM_EXEC)" ./chatsurface/domjs/...
 
+# Progress as tests finish (js/test/progress-reporter.js): one line per
+# test, a note while a slow one runs, "<suite>: N passed, N failed" last.
+NODE_TEST := node --test --test-concurrency=1 --test-reporter=./test/progress-reporter.js
+
 test-js: wasm host-wasm node_modules
-	$(STACK); cd $(JS) && node --test --test-concurrency=1 test/*.test.js
+	$(STACK); cd $(JS) && TEST_LABEL=js $(NODE_TEST) test/*.test.js
 
 test-e2e: wasm host-wasm node_modules
-	$(STACK); cd $(JS) && node --test --test-concurrency=1 e2e/*.test.js
+	$(STACK); cd $(JS) && TEST_LABEL=e2e $(NODE_TEST) e2e/*.test.js
 
 # The SillyTavern extension: copy dist/sillytavern/tavern-core/ to
 # data/<user>/extensions/tavern-core/ (README "Use it in SillyTavern").
@@ -96,7 +100,7 @@ ST_TARBALL ?= $(wildcard ../shared/vendor/SillyTavern-1.18.0.tar.gz)
 
 test-sillytavern: sillytavern node_modules
 	@test -n "$(strip $(ST_TARBALL))" || { echo "test-sillytavern: no SillyTavern tarball: put SillyTavern-1.18.0.tar.gz in ../shared/vendor/ or set ST_TARBALL=…"; exit 1; }
-	$(STACK); cd $(JS) && ST_TARBALL="$(abspath $(ST_TARBALL))" node --test --test-concurrency=1 e2e/sillytavern/*.test.js
+	$(STACK); cd $(JS) && ST_TARBALL="$(abspath $(ST_TARBALL))" TEST_LABEL=sillytavern $(NODE_TEST) e2e/sillytavern/*.test.js
 
 test-sillytavern-if-present:
 ifeq ($(strip $(ST_TARBALL)),)
