@@ -49,8 +49,14 @@ func (e *fzEdge) Pull(h *Handle, f Field, n int) []uint16 {
 	}
 	return s[:n]
 }
-func (e *fzEdge) StartTimer(h *Handle, ms float64, token uint32) { e.timers[h.ID] = token }
-func (e *fzEdge) CancelTimer(h *Handle)                          { delete(e.timers, h.ID) }
+func (e *fzEdge) StartTimer(h *Handle, ms float64, token uint32) bool {
+	e.timers[h.ID] = token
+	return false
+}
+func (e *fzEdge) CancelTimer(h *Handle) bool {
+	delete(e.timers, h.ID)
+	return false
+}
 func (e *fzEdge) Deliver(h *Handle, p Phase) bool {
 	if e.inDeliver {
 		e.t.Fatalf("T45: a callback nested inside another (%v)", p)
