@@ -12,7 +12,7 @@ GO_SOURCES := $(shell find . -name '*.go' -not -path './js/node_modules/*') go.m
 # instead of segfaulting Node (TOOLCHAIN.md).
 STACK := ulimit -s 65536 2>/dev/null || ulimit -s unlimited 2>/dev/null || true
 
-.PHONY: all build wasm host-wasm node_modules test test-go test-wasm test-domjs test-js test-e2e test-sillytavern test-sillytavern-if-present sillytavern vet bench size demo fuzz clean
+.PHONY: pack all build wasm host-wasm node_modules test test-go test-wasm test-domjs test-js test-e2e test-sillytavern test-sillytavern-if-present sillytavern vet bench size demo fuzz clean
 
 all: build
 
@@ -125,6 +125,11 @@ bench: wasm host-wasm node_modules
 
 size: wasm
 	@node $(JS)/bench/size.js $(WASM)
+
+# The npm tarballs: tavern-core (browsers and Node) and tavern-core-host
+# (Node only), in dist/npm/.
+pack: wasm host-wasm
+	cd $(JS) && node pack.js ../dist/npm
 
 demo: wasm host-wasm node_modules
 	cd $(JS) && node demo/server.js

@@ -1,4 +1,5 @@
 import { Core } from './codec.js';
+import { ensureGoRuntime } from './go-runtime.js';
 import { createTakeoverApi } from './takeover-api.js';
 import { createEditorOpsApi } from './editor-ops-api.js';
 import { createTakeoverHostApi } from './takeover-host-api.js';
@@ -10,30 +11,9 @@ import { createTakeoverHostApi } from './takeover-host-api.js';
 
 const IS_NODE = typeof process !== 'undefined' && !!process.versions?.node;
 
-let goRuntime; // Go's wasm_exec.js installs globalThis.Go once.
-
-/** Installs Go's wasm_exec.js runtime (globalThis.Go) once per realm. */
-export async function ensureGoRuntime() {
-  if (globalThis.Go) return;
-  goRuntime ??= (async () => {
-    if (IS_NODE) {
-      // wasm_exec.js needs these Node globals; Node 20 has them, but the
-      // script expects `fs`/`crypto` on globalThis for its syscall shims.
-      const { createRequire } = await import('node:module');
-      const { fileURLToPath } = await import('node:url');
-      const require = createRequire(import.meta.url);
-      globalThis.fs ??= require('node:fs');
-      globalThis.path ??= require('node:path');
-      globalThis.crypto ??= require('node:crypto').webcrypto;
-      // fileURLToPath, not .pathname: a package under "my consumer é/"
-      // must not become a percent-encoded path that does not exist.
-      require(fileURLToPath(new URL('./wasm_exec.js', import.meta.url)));
-    } else {
-      await import(new URL('./wasm_exec.js', import.meta.url).href);
-    }
-  })();
-  await goRuntime;
-}
+// The Go runtime set-up is shared with the Node host package
+// (host-core.js), which ships without this file.
+export { ensureGoRuntime };
 
 async function wasmSource(options) {
   if (options.wasmBytes) return options.wasmBytes;

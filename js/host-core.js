@@ -2,7 +2,7 @@
 // session-log entry and the message editor's route. It mirrors core.js's
 // loader for the second binary and shares its Go runtime set-up.
 
-import { ensureGoRuntime } from './core.js';
+import { ensureGoRuntime } from './go-runtime.js';
 
 const IS_NODE = typeof process !== 'undefined' && !!process.versions?.node;
 
