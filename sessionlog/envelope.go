@@ -25,10 +25,18 @@ import (
 
 const maxLeanDepth = 1000
 
-// interned holds the strings every envelope repeats (member names, types,
-// surfaceOp words), so reading them allocates nothing; internedAny holds
-// the same strings already boxed for use as values.
-var interned, internedAny = func() (map[string]string, map[string]any) {
+// The words every envelope repeats (member names, types, surfaceOp words)
+// are interned, so reading them allocates nothing. The table is a small
+// open-addressing hash over the bytes (FNV-1a): under WebAssembly Go's map
+// hashes strings without hardware help, and this lookup runs for every
+// member name and every type of every line.
+type internEntry struct {
+	word  string
+	boxed any  // word as an interface value, for the generic tree
+	known bool // a type in knownTypes (S14)
+}
+
+var internTable = func() []internEntry {
 	words := []string{"type", "seq", "time", "data", "surfaceOp", "sourceEventSeqs",
 		"ignorable", "op", "append", "replace", "startSeq", "endSeq", "start", "end"}
 	for t := range knownTypes {
@@ -37,13 +45,42 @@ var interned, internedAny = func() (map[string]string, map[string]any) {
 	for t := range harnessV0Types {
 		words = append(words, t)
 	}
-	s := make(map[string]string, len(words))
-	a := make(map[string]any, len(words))
-	for _, w := range words {
-		s[w], a[w] = w, w
+	size := 1
+	for size < 4*len(words) {
+		size <<= 1
 	}
-	return s, a
+	table := make([]internEntry, size)
+	for _, w := range words {
+		i := fnv([]byte(w)) & uint32(size-1)
+		for table[i].word != "" && table[i].word != w {
+			i = (i + 1) & uint32(size-1)
+		}
+		table[i] = internEntry{word: w, boxed: w, known: knownTypes[w]}
+	}
+	return table
 }()
+
+func fnv(b []byte) uint32 {
+	h := uint32(2166136261)
+	for _, c := range b {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	return h
+}
+
+// intern finds b among the interned words.
+func intern(b []byte) (*internEntry, bool) {
+	mask := uint32(len(internTable) - 1)
+	for i := fnv(b) & mask; ; i = (i + 1) & mask {
+		e := &internTable[i]
+		if e.word == "" {
+			return nil, false
+		}
+		if e.word == string(b) {
+			return e, true
+		}
+	}
+}
 
 // scalar is an envelope member the validator reads as a number (seq,
 // time): its number text, or the value itself when it is not a number.
@@ -146,52 +183,68 @@ func unsafeString(b []byte) string {
 // object the lean reader is sure about. A member that appears twice keeps
 // its last value, as encoding/json and JSON.parse do.
 func parseEnvelope(line []byte) (env envelope, rawData []byte, ok bool) {
+	rawData, n, ok := parseEnvelopePrefix(line, &env)
+	p := leanParser{b: line, i: n}
+	return env, rawData, ok && p.end()
+}
+
+// parseEnvelopePrefix reads an envelope object at the start of b and
+// returns, with it, the length of b it took.
+func parseEnvelopePrefix(line []byte, env *envelope) (rawData []byte, n int, ok bool) {
+	*env = envelope{}
 	p := leanParser{b: line}
 	p.ws()
 	if !p.eat('{') {
-		return env, nil, false
+		return nil, 0, false
 	}
 	p.ws()
 	if p.eat('}') {
-		return env, nil, p.end()
+		return nil, p.i, true
 	}
 	for {
 		p.ws()
 		key, ok := p.memberName()
 		if !ok {
-			return env, nil, false
+			return nil, 0, false
 		}
 		p.ws()
 		if !p.eat(':') {
-			return env, nil, false
+			return nil, 0, false
 		}
 		p.ws()
 		switch key {
 		case "data":
 			start := p.i
-			if !p.skipData(&env) {
-				return env, nil, false
+			end, ok := skipValue(p.b, p.i, maxLeanDepth, env)
+			if !ok {
+				return nil, 0, false
 			}
+			p.i = end
 			rawData = line[start:p.i]
 			env.hasData = true
 		case "type":
 			v, ok := p.typeValue()
 			if !ok {
-				return env, nil, false
+				return nil, 0, false
 			}
 			env.typ, env.hasType = v, true
 		case "seq", "time":
 			var s scalar
-			if p.i < len(p.b) && (p.b[p.i] == '-' || '0' <= p.b[p.i] && p.b[p.i] <= '9') {
-				start := p.i
-				if !p.numEnd() {
-					return env, nil, false
+			if start := p.i; p.i < len(p.b) && (p.b[p.i] == '-' || '0' <= p.b[p.i] && p.b[p.i] <= '9') {
+				j := p.i
+				for j < len(p.b) && '0' <= p.b[j] && p.b[j] <= '9' {
+					j++
+				}
+				if j > p.i && (p.b[p.i] != '0' || j == p.i+1) && (j == len(p.b) || (p.b[j] != '.' && p.b[j] != 'e' && p.b[j] != 'E')) {
+					p.i = j // a plain integer, the usual spelling
+				} else if !p.numEnd() {
+					return nil, 0, false
 				}
 				s = scalar{present: true, num: unsafeString(line[start:p.i])}
 			} else {
 				v, ok := p.value(1)
 				if !ok {
-					return env, nil, false
+					return nil, 0, false
 				}
 				s = scalarOf(v, true)
 			}
@@ -200,10 +253,21 @@ func parseEnvelope(line []byte) (env envelope, rawData []byte, ok bool) {
 			} else {
 				env.time = s
 			}
+		case "surfaceOp":
+			if len(p.b)-p.i >= 8 && string(p.b[p.i:p.i+8]) == `"append"` {
+				p.i += 8
+				env.so, env.hasSO = appendOp, true
+				break
+			}
+			v, ok := p.value(1)
+			if !ok {
+				return nil, 0, false
+			}
+			env.set(key, v)
 		default:
 			v, ok := p.value(1)
 			if !ok {
-				return env, nil, false
+				return nil, 0, false
 			}
 			env.set(key, v)
 		}
@@ -214,48 +278,65 @@ func parseEnvelope(line []byte) (env envelope, rawData []byte, ok bool) {
 		if p.eat('}') {
 			break
 		}
-		return env, nil, false
+		return nil, 0, false
 	}
-	return env, rawData, p.end()
+	return rawData, p.i, true
 }
+
+// appendOp is the surfaceOp "append", boxed once.
+var appendOp any = "append"
 
 // memberName reads an envelope member's name. The envelope's own names
 // come back as constants without a map lookup; any other name, or one
 // spelled with escapes, goes through str.
 func (p *leanParser) memberName() (string, bool) {
-	if end, plain, ok := p.strEnd(); ok && plain {
-		name := p.b[p.i+1 : end-1]
-		var known string
-		switch string(name) {
-		case "type":
-			known = "type"
-		case "seq":
-			known = "seq"
-		case "time":
-			known = "time"
-		case "data":
-			known = "data"
-		case "surfaceOp":
-			known = "surfaceOp"
-		case "sourceEventSeqs":
-			known = "sourceEventSeqs"
-		case "ignorable":
-			known = "ignorable"
+	b, i := p.b, p.i
+	if i+2 < len(b) && b[i] == '"' {
+		rest := b[i+1:]
+		name := ""
+		switch rest[0] {
+		case 't':
+			if isWord(rest, "type") {
+				name = "type"
+			} else if isWord(rest, "time") {
+				name = "time"
+			}
+		case 's':
+			if isWord(rest, "seq") {
+				name = "seq"
+			} else if isWord(rest, "surfaceOp") {
+				name = "surfaceOp"
+			} else if isWord(rest, "sourceEventSeqs") {
+				name = "sourceEventSeqs"
+			}
+		case 'd':
+			if isWord(rest, "data") {
+				name = "data"
+			}
+		case 'i':
+			if isWord(rest, "ignorable") {
+				name = "ignorable"
+			}
 		}
-		if known != "" {
-			p.i = end
-			return known, true
+		if name != "" {
+			p.i = i + 2 + len(name)
+			return name, true
 		}
 	}
 	return p.str()
 }
 
+// isWord: rest starts with w and its closing quote.
+func isWord(rest []byte, w string) bool {
+	return len(rest) > len(w) && rest[len(w)] == '"' && string(rest[:len(w)]) == w
+}
+
 // typeValue reads the type member: a known type as its interned string.
 func (p *leanParser) typeValue() (any, bool) {
 	if end, plain, ok := p.strEnd(); ok && plain {
-		if v, ok := internedAny[string(p.b[p.i+1:end-1])]; ok {
+		if e, ok := intern(p.b[p.i+1 : end-1]); ok {
 			p.i = end
-			return v, true
+			return e.boxed, true
 		}
 	}
 	return p.value(1)
@@ -283,58 +364,6 @@ func dataKeyBit(name []byte) uint16 {
 		return dataID
 	}
 	return 0
-}
-
-// skipData skips the data member like skip, noting which of the members
-// above its top level holds and where its message member's value lies.
-func (p *leanParser) skipData(env *envelope) bool {
-	env.dataKeys, env.msgStart, env.msgEnd = 0, 0, 0 // a repeated data member: the last one counts
-	if p.i >= len(p.b) || p.b[p.i] != '{' {
-		env.dataKeys = dataNotObject
-		return p.skip(1)
-	}
-	base := p.i
-	p.i++
-	p.ws()
-	if p.eat('}') {
-		return true
-	}
-	for {
-		p.ws()
-		if p.i >= len(p.b) || p.b[p.i] != '"' {
-			return false
-		}
-		end, plain, ok := p.strEnd()
-		if !ok {
-			return false
-		}
-		bit := dataKeyBit(p.b[p.i+1 : end-1])
-		if !plain {
-			// An escaped name may still spell one of them.
-			var name string
-			json.Unmarshal(p.b[p.i:end], &name)
-			bit = dataKeyBit([]byte(name))
-		}
-		p.i = end
-		p.ws()
-		if !p.eat(':') {
-			return false
-		}
-		p.ws()
-		start := p.i
-		if !p.skip(2) {
-			return false
-		}
-		env.dataKeys |= bit
-		if bit == dataMessage {
-			env.msgStart, env.msgEnd = start-base, p.i-base
-		}
-		p.ws()
-		if p.eat(',') {
-			continue
-		}
-		return p.eat('}')
-	}
 }
 
 func (p *leanParser) end() bool {
@@ -371,6 +400,8 @@ func (p *leanParser) lit(s string) bool {
 
 // strEnd scans a string starting at its opening quote and returns the index
 // after the closing quote and whether it holds an escape or a non-ASCII byte.
+// It reads eight bytes at a time until a byte needs a look (a quote, a
+// backslash, a control byte, a non-ASCII byte).
 func (p *leanParser) strEnd() (end int, plain, ok bool) {
 	b, i := p.b, p.i
 	if i >= len(b) || b[i] != '"' {
@@ -378,9 +409,19 @@ func (p *leanParser) strEnd() (end int, plain, ok bool) {
 	}
 	i++
 	plain = true
-	for i < len(b) {
-		c := b[i]
-		switch {
+	for {
+		for i+8 <= len(b) {
+			x := binary.LittleEndian.Uint64(b[i:])
+			if m := stopBytes(x) | x&highs; m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
+		}
+		if i >= len(b) {
+			return 0, false, false
+		}
+		switch c := b[i]; {
 		case c == '"':
 			return i + 1, plain, true
 		case c < 0x20:
@@ -396,10 +437,9 @@ func (p *leanParser) strEnd() (end int, plain, ok bool) {
 			plain = false
 			i++
 		default:
-			i++
+			i++ // in the last few bytes, which the word loop leaves
 		}
 	}
-	return 0, false, false
 }
 
 // escapeLen checks the escape sequence starting at the backslash b[i] and
@@ -427,7 +467,7 @@ func escapeLen(b []byte, i int) (int, bool) {
 
 // Word-at-a-time string scanning: eight bytes per step, looking for the
 // bytes that end the fast path (a quote, a backslash, a control byte). The
-// lowest flagged byte of each test is exact, which is all skipString uses.
+// lowest flagged byte of each test is exact, which is all the scanners use.
 const (
 	lows  = 0x0101010101010101
 	highs = 0x8080808080808080
@@ -437,44 +477,6 @@ func stopBytes(x uint64) uint64 {
 	q := x ^ (lows * '"')
 	s := x ^ (lows * '\\')
 	return ((q - lows) &^ q & highs) | ((s - lows) &^ s & highs) | ((x - lows*0x20) &^ x & highs)
-}
-
-// skipString moves past the string starting at its opening quote b[i] and
-// returns the index after the closing quote.
-func skipString(b []byte, i int) (int, bool) {
-	i++
-	for {
-		for i+8 <= len(b) {
-			m := stopBytes(binary.LittleEndian.Uint64(b[i:]))
-			if m != 0 {
-				i += bits.TrailingZeros64(m) >> 3
-				break
-			}
-			i += 8
-		}
-		for i < len(b) {
-			c := b[i]
-			if c == '"' || c == '\\' || c < 0x20 {
-				break
-			}
-			i++
-		}
-		if i >= len(b) {
-			return 0, false
-		}
-		switch c := b[i]; {
-		case c == '"':
-			return i + 1, true
-		case c == '\\':
-			n, ok := escapeLen(b, i)
-			if !ok {
-				return 0, false
-			}
-			i += n
-		default:
-			return 0, false // a control byte
-		}
-	}
 }
 
 func isHex(c byte) bool {
@@ -490,8 +492,8 @@ func (p *leanParser) str() (string, bool) {
 	p.i = end
 	tok := p.b[start:end]
 	if plain {
-		if s, ok := interned[string(tok[1:len(tok)-1])]; ok {
-			return s, true
+		if e, ok := intern(tok[1 : len(tok)-1]); ok {
+			return e.word, true
 		}
 	}
 	if plain || (utf8.Valid(tok) && noBackslash(tok)) {
@@ -586,9 +588,9 @@ func (p *leanParser) value(depth int) (any, bool) {
 		}
 	case c == '"':
 		if end, plain, ok := p.strEnd(); ok && plain {
-			if v, ok := internedAny[string(p.b[p.i+1:end-1])]; ok {
+			if e, ok := intern(p.b[p.i+1 : end-1]); ok {
 				p.i = end
-				return v, true
+				return e.boxed, true
 			}
 		}
 		return p.str()
@@ -609,7 +611,7 @@ func (p *leanParser) value(depth int) (any, bool) {
 
 // skip checks the syntax of one value and moves past it without building it.
 func (p *leanParser) skip(depth int) bool {
-	end, ok := skipValue(p.b, p.i, maxLeanDepth+1-depth)
+	end, ok := skipValue(p.b, p.i, maxLeanDepth+1-depth, nil)
 	if ok {
 		p.i = end
 	}
@@ -620,25 +622,49 @@ func (p *leanParser) skip(depth int) bool {
 // returns the index after it; containers may nest at most maxDepth deep. It
 // is one loop over an explicit stack of open containers rather than a
 // recursion: calls are dear under WebAssembly, and this loop sees every byte
-// of every data member.
-func skipValue(b []byte, i, maxDepth int) (int, bool) {
+// of every data member. With note, the value is an event's data: note
+// records which of the members the read-time shape tests ask about its top
+// level holds (dataMessage …) and where its message member's value lies, so
+// they cost no second scan.
+func skipValue(b []byte, i, maxDepth int, note *envelope) (int, bool) {
 	var buf [32]byte
 	stack := buf[:0] // the closing byte of each open container
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	base := i
+	var member uint16 // the data member whose value is being read
+	memberStart := 0
+	if note != nil {
+		// A repeated data member: the last one counts.
+		note.dataKeys, note.msgStart, note.msgEnd = 0, 0, 0
+		if i >= len(b) || b[i] != '{' {
+			note.dataKeys = dataNotObject
+			note = nil
+		}
+	}
+	key := false // the next token is an object member's name
 	for {
-		// A value starts here.
-		for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		for i < len(b) && isSpace(b[i]) {
 			i++
 		}
 		if i >= len(b) {
 			return 0, false
 		}
-		switch c := b[i]; c {
+		c := b[i]
+		if key && c != '"' {
+			return 0, false
+		}
+		if note != nil && len(stack) == 1 && !key {
+			memberStart = i
+		}
+		switch c {
 		case '{', '[':
 			if len(stack) >= maxDepth {
 				return 0, false
 			}
 			i++
-			for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+			for i < len(b) && isSpace(b[i]) {
 				i++
 			}
 			closer := byte(']')
@@ -650,17 +676,54 @@ func skipValue(b []byte, i, maxDepth int) (int, bool) {
 				break // an empty container is a complete value
 			}
 			stack = append(stack, closer)
-			if c == '{' {
-				var ok bool
-				if i, ok = skipName(b, i); !ok {
-					return 0, false
-				}
-			}
+			key = c == '{'
 			continue
 		case '"':
-			var ok bool
-			if i, ok = skipString(b, i); !ok {
-				return 0, false
+			// The string, eight bytes at a time until a byte needs a look
+			// (kept inline: this runs for every name and string value).
+			start := i
+			escaped := false
+			i++
+			for {
+				for i+8 <= len(b) {
+					if m := stopBytes(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+						i += bits.TrailingZeros64(m) >> 3
+						break
+					}
+					i += 8
+				}
+				for i < len(b) && b[i] != '"' && b[i] != '\\' && b[i] >= 0x20 {
+					i++
+				}
+				if i >= len(b) || b[i] < 0x20 {
+					return 0, false
+				}
+				if b[i] == '"' {
+					i++
+					break
+				}
+				n, ok := escapeLen(b, i)
+				if !ok {
+					return 0, false
+				}
+				i += n
+				escaped = true
+			}
+			if key {
+				if note != nil && len(stack) == 1 {
+					if member = dataKeyBit(b[start+1 : i-1]); escaped {
+						member = memberBit(b[start:i])
+					}
+				}
+				for i < len(b) && isSpace(b[i]) {
+					i++
+				}
+				if i >= len(b) || b[i] != ':' {
+					return 0, false
+				}
+				i++
+				key = false
+				continue
 			}
 		case 't':
 			if len(b)-i < 4 || string(b[i:i+4]) != "true" {
@@ -678,6 +741,17 @@ func skipValue(b []byte, i, maxDepth int) (int, bool) {
 			}
 			i += 4
 		default:
+			// Most numbers are plain non-negative integers (seqs, turns,
+			// token counts): read those here, hand anything else to
+			// numberEnd.
+			j := i
+			for j < len(b) && '0' <= b[j] && b[j] <= '9' {
+				j++
+			}
+			if j > i && (b[i] != '0' || j == i+1) && (j == len(b) || (b[j] != '.' && b[j] != 'e' && b[j] != 'E')) {
+				i = j
+				break
+			}
 			var ok bool
 			if i, ok = numberEnd(b, i); !ok {
 				return 0, false
@@ -688,7 +762,14 @@ func skipValue(b []byte, i, maxDepth int) (int, bool) {
 			if len(stack) == 0 {
 				return i, true
 			}
-			for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+			if note != nil && len(stack) == 1 && member != 0 {
+				note.dataKeys |= member
+				if member == dataMessage {
+					note.msgStart, note.msgEnd = memberStart-base, i-base
+				}
+				member = 0
+			}
+			for i < len(b) && isSpace(b[i]) {
 				i++
 			}
 			if i >= len(b) {
@@ -704,36 +785,20 @@ func skipValue(b []byte, i, maxDepth int) (int, bool) {
 				return 0, false
 			}
 			i++
-			if top == '}' {
-				var ok bool
-				if i, ok = skipName(b, i); !ok {
-					return 0, false
-				}
-			}
+			key = top == '}'
 			break
 		}
 	}
 }
 
-// skipName moves past an object member's name and its colon.
-func skipName(b []byte, i int) (int, bool) {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	if i >= len(b) || b[i] != '"' {
-		return 0, false
-	}
-	i, ok := skipString(b, i)
-	if !ok {
-		return 0, false
-	}
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	if i >= len(b) || b[i] != ':' {
-		return 0, false
-	}
-	return i + 1, true
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// memberBit is dataKeyBit of a member name spelled with escapes, as it
+// stands in the text, quotes included.
+func memberBit(quoted []byte) uint16 {
+	var s string
+	json.Unmarshal(quoted, &s)
+	return dataKeyBit([]byte(s))
 }
 
 // numberEnd scans a JSON number (RFC 8259 grammar) at b[i].

@@ -37,6 +37,27 @@ func checkLean(t *testing.T, line []byte) {
 	if ev.Type != g.Type || len(ev.env.extra) != len(g.env.extra) || ev.env.hasData != g.env.hasData {
 		t.Fatalf("lean and generic envelopes differ on %q: %+v vs %+v", line, ev.env, g.env)
 	}
+	// The data members noted while skipping data match the decoded data.
+	if d, isObj := want["data"].(map[string]any); ev.env.hasData {
+		var bits uint16
+		if !isObj {
+			bits = dataNotObject
+		}
+		for name, bit := range map[string]uint16{"message": dataMessage, "content": dataContent, "callId": dataCallID, "id": dataID} {
+			if _, has := d[name]; has {
+				bits |= bit
+			}
+		}
+		if bits != ev.env.dataKeys {
+			t.Fatalf("data keys of %q: noted %b, decoded %b", line, ev.env.dataKeys, bits)
+		}
+		if bits&dataMessage != 0 {
+			m, err := decodeValue(ev.rawData[ev.env.msgStart:ev.env.msgEnd])
+			if err != nil || !reflect.DeepEqual(m, d["message"]) {
+				t.Fatalf("message span of %q: %v %v", line, m, err)
+			}
+		}
+	}
 	if !reflect.DeepEqual(ev.env.seq, g.env.seq) || !reflect.DeepEqual(ev.env.time, g.env.time) {
 		t.Fatalf("seq/time differ on %q: %+v %+v vs %+v %+v", line, ev.env.seq, ev.env.time, g.env.seq, g.env.time)
 	}
@@ -66,6 +87,12 @@ var leanCases = []string{
 	"\ufeff{}",
 	"{\"a\":1}\u00a0",
 	`{"surfaceOp":{"op":"replace","startSeq":1,"endSeq":2},"sourceEventSeqs":[1,2],"ignorable":true}`,
+	`{"data":{"message":{"id":"a"},"x":[{"message":1}],"message":{"id":"b","content":[]}, "content" : 1 }}`,
+	`{"data":{"m\u0065ssage":{"id":"a"},"callId":"c","id":null}}`,
+	`{"data":[{"message":1}]}`,
+	`{"data":{"a":{"b":{"message":2}},"callId":[1,{"id":3}]}}`,
+	`{"data":{}}`,
+	`{"data":{"message":"m"},"data":{"content":0}}`,
 }
 
 func TestLeanReaderMatchesGeneric(t *testing.T) {

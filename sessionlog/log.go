@@ -144,6 +144,18 @@ func leanEvent(line []byte, seq int) *Event {
 	return ev
 }
 
+// readLeanPrefix reads an envelope at the start of b, returning the bytes
+// it took.
+func (e *Event) readLeanPrefix(b []byte) (int, bool) {
+	raw, n, ok := parseEnvelopePrefix(b, &e.env)
+	if !ok {
+		return 0, false
+	}
+	e.line, e.rawData = b[:n], raw
+	e.Type = render(e.env.typ, e.env.hasType)
+	return n, true
+}
+
 func (e *Event) readLean(line []byte) bool {
 	env, raw, ok := parseEnvelope(line)
 	if !ok {
@@ -210,6 +222,27 @@ func decodeOwned(b []byte, opts DecodeOptions) (*Log, error) {
 	d := decoder{opts: opts}
 	pos, lineNo := 0, 0
 	for pos < len(b) {
+		if d.log != nil {
+			// The common line: an envelope the lean reader takes up to the
+			// newline that ends it, found without a second pass.
+			ev := d.alloc()
+			if n, ok := ev.readLeanPrefix(b[pos:]); ok {
+				k := pos + n
+				for k < len(b) && (b[k] == ' ' || b[k] == '\t' || b[k] == '\r') {
+					k++
+				}
+				if k < len(b) && b[k] == '\n' {
+					lineNo++
+					ev.Seq, ev.line = len(d.log.Events), b[pos:k]
+					if err := d.event(ev, lineNo); err != nil {
+						return nil, err
+					}
+					pos = k + 1
+					continue
+				}
+			}
+			*ev = Event{} // unused: the line takes the general path
+		}
 		line, next, terminated := b[pos:], len(b), false
 		if nl := bytes.IndexByte(line, '\n'); nl >= 0 {
 			line, next, terminated = line[:nl], pos+nl+1, true
@@ -305,6 +338,13 @@ func (d *decoder) line(raw []byte, lineNo int) error {
 		}
 		ev.setFields(m)
 	}
+	return d.event(ev, lineNo)
+}
+
+// event takes one event line read: a packed row is expanded into the
+// events it stands for, each admitted in turn.
+func (d *decoder) event(ev *Event, lineNo int) error {
+	l := d.log
 	if isChunkRow(ev.Type) {
 		// Storage rows stand for the chunk events they pack (item 1 of
 		// issue 15, chunkrows.go): a log's layout never changes its meaning.

@@ -90,7 +90,10 @@ var knownTypes = map[string]bool{
 }
 
 func knownType(typ string) bool {
-	return knownTypes[typ] || strings.HasPrefix(typ, "hook/")
+	if e, ok := intern([]byte(typ)); ok && e.known {
+		return true
+	}
+	return strings.HasPrefix(typ, "hook/")
 }
 
 // step is the outcome of checking one event: how it folds.

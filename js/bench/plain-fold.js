@@ -2,7 +2,9 @@
 // the validator of spec/sessionlog.md §4 (S5–S14, S21, V1–V23, same order and
 // messages) and the positional fold of §5 (S25–S28), written from the spec
 // alone. It is the yardstick for js/session-log.js, not a second
-// implementation to ship: it has no transcript, overlay or planner.
+// implementation to ship: it has no transcript, overlay or planner, and
+// none of the stored-file rules of docs/session-log.md (packed rows, the v0
+// migration and load checks), which the benchmark's v4 log never meets.
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
@@ -51,7 +53,14 @@ function deepEqual(a, b) {
   return true;
 }
 
-// V20: tool/result data equal in everything but message.content.
+// V20 where a tool result is a tool-result block (v0–v3): data compared with
+// message.content reduced to its first block, that block's content blanked.
+function withoutBlockContent(d) {
+  const first = d.message.content[0];
+  return { ...d, message: { ...d.message, content: [{ ...first, content: null }] } };
+}
+
+// V20 (v4): tool/result data equal in everything but message.content.
 function withoutContent(d) {
   if (d === null || typeof d !== 'object' || Array.isArray(d)) return d;
   const out = { ...d };
@@ -153,7 +162,10 @@ export class PlainLog {
       if (si !== ei) fail('V18', idx, 'tool/result surface replacement must rewrite exactly one current node');
       const target = this.events[this.nodes[si]];
       if (target.type !== 'tool/result') fail('V19', idx, 'tool/result surface replacement must target a current tool/result');
-      if (!deepEqual(withoutContent(target.data), withoutContent(ev.data))) fail('V20', idx, 'tool/result surface replacement may change only content');
+      const same = v <= 3
+        ? (() => { try { return deepEqual(withoutBlockContent(target.data), withoutBlockContent(ev.data)); } catch { return false; } })()
+        : deepEqual(withoutContent(target.data), withoutContent(ev.data));
+      if (!same) fail('V20', idx, 'tool/result surface replacement may change only content');
     }
     if (v >= 3 && si === 0 && this.events[this.nodes[0]].type === 'system/message' && (type !== 'system/message' || ei !== 0)) {
       fail('V21', idx, 'surface replace: node 0 holds the system prompt and may be rewritten only by a system/message over exactly that node');
@@ -163,17 +175,21 @@ export class PlainLog {
     this.generation++;
   }
 
-  /** S28: one message per node, none for an empty system/developer/assistant. */
+  /**
+   * S28: one message per node, none for an empty system/developer/assistant
+   * and none that is not an object (never a null message).
+   */
   messages() {
     const out = [];
+    const isObject = (m) => m !== null && typeof m === 'object' && !Array.isArray(m);
     for (const seq of this.nodes) {
       const ev = this.events[seq];
-      if (ev.type === 'user/message') { out.push(ev.data); continue; }
-      const msg = ev.data?.message;
-      if (ev.type === 'tool/result') { out.push(msg); continue; }
-      const c = msg?.content;
+      const msg = ev.type === 'user/message' ? ev.data : ev.data?.message;
+      if (!isObject(msg)) continue;
+      if (ev.type === 'user/message' || ev.type === 'tool/result') { out.push(msg); continue; }
+      const c = msg.content;
       const empty = c == null || (Array.isArray(c) ? c.length === 0 : c === '');
-      if (msg && !empty) out.push(msg);
+      if (!empty) out.push(msg);
     }
     return out;
   }
