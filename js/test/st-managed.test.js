@@ -1,0 +1,342 @@
+// Managed mode for SillyTavern (sillytavern/managed/controller.js) against a
+// stand-in for SillyTavern's own #chat writers (st-managed-fake.js), with the
+// real chat-surface core. Each SillyTavern action below writes #chat exactly
+// as SillyTavern does; the controller must turn it into host calls without a
+// fault (C79, C45), keep the bound (C73), keep SillyTavern's elements and
+// editors, and keep runtimes under admission.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { frames } from './chat-surface-fixture.js';
+import { makeST, tick, htmlDoc } from './st-managed-fake.js';
+import { installChatSurfaceApi, createChatSurfaceHost } from '../chat-surface.js';
+import { createManagedChat } from '../../sillytavern/managed/controller.js';
+import { pinSettings, PINNED } from '../../sillytavern/managed/pinned-settings.js';
+
+const api = installChatSurfaceApi(globalThis, { managed: true });
+
+// A participant like the example extension: claims <pre> blocks holding an
+// HTML document; a grant adds a frame, a revoke leaves a placeholder.
+const rt = { live: 0, maxLive: 0, grants: 0, revokes: 0, mounts: 0, unmounts: 0 };
+let registered = false;
+function registerTestParticipant() {
+  if (registered) return;
+  registered = true;
+  api.registerParticipant({
+    id: 'test/html-runtime',
+    protocolVersion: 1,
+    prepareContent({ content }, claims) {
+      for (const pre of content.querySelectorAll('pre')) {
+        if (!pre.textContent.startsWith('<!DOCTYPE html>')) continue;
+        claims.claim(pre, ({ source }) => {
+          const frame = document.createElement('div');
+          frame.className = 'frame';
+          source.nextElementSibling?.classList.contains('placeholder') && source.nextElementSibling.remove();
+          source.after(frame);
+          rt.grants++; rt.live++; rt.maxLive = Math.max(rt.maxLive, rt.live);
+          return () => {
+            rt.revokes++; rt.live--;
+            frame.remove();
+            const p = document.createElement('div');
+            p.className = 'placeholder';
+            if (source.isConnected || source.parentNode) source.after(p);
+          };
+        });
+      }
+    },
+    didMount() { rt.mounts++; return () => { rt.unmounts++; }; },
+  });
+}
+
+function setup(t, opts = {}) {
+  const T = makeST(opts);
+  const sched = frames();
+  const faults = [];
+  const c = createManagedChat({ st: T.st, root: T.root, api, createHost: createChatSurfaceHost, scheduler: sched,
+    onFault: (e) => faults.push(e) });
+  registerTestParticipant();
+  const done = () => { c.dispose(); T.root.remove(); };
+  t.after(done);
+  return { T, sched, c, faults, done: () => {} };
+}
+
+// SillyTavern opened a chat: printMessages (truncated to the last message) ran.
+async function opened(t, opts) {
+  const s = setup(t, opts);
+  s.T.printMessages(1);
+  await s.c.chatChanged('chat-a');
+  s.sched.flush();
+  return s;
+}
+
+const mesids = (root) => [...root.querySelectorAll(':scope > .mes')].map((e) => Number(e.getAttribute('mesid')));
+// Every mounted root shows the message now at its mesid.
+function assertConsistent(T) {
+  for (const el of T.mesEls()) {
+    const i = Number(el.getAttribute('mesid'));
+    const p = el.querySelector('.mes_text p');
+    if (p) assert.equal(p.textContent, T.chat[i].mes.split('\n\n')[0], `root ${i}`);
+  }
+  assert.equal(T.root.querySelector('#show_more_messages'), null);
+}
+
+test('managed open over SillyTavern\'s first render: bounded, the printed tail adopted, Show more removed (C73, C77)', async (t) => {
+  const s = setup(t, { count: 10000, htmlEvery: 3 });
+  const { T, c, sched } = s;
+  T.printMessages(1);
+  const printed = T.find(9999);
+  await c.chatChanged('chat-a');
+  sched.flush();
+  const ids = mesids(T.root);
+  assert.ok(ids.length <= 33, `${ids.length} roots`);
+  assert.equal(ids.at(-1), 9999);
+  assert.equal(T.find(9999), printed, 'the element SillyTavern printed is the tail root');
+  assert.equal(T.root.getAttribute('data-tt-chat-surface'), 'bounded');
+  assert.equal(c.host.snapshot().state, 'settled');
+  assert.ok(T.calls.render <= 66, `${T.calls.render} renders`);
+  assert.ok(c.host.snapshot().runtime.active > 0 && c.host.snapshot().runtime.active <= 8);
+  assertConsistent(T);
+  assert.equal(c.host.getFault(), null);
+  s.done();
+});
+
+test('a message SillyTavern appends (addOneMessage) becomes the tail root, same element, view follows (C87)', async (t) => {
+  const s = await opened(t, { count: 500 });
+  const { T, c, sched } = s;
+  const m = { name: 'User', is_user: true, mes: 'hello', extra: {} };
+  T.chat.push(m);
+  const el = T.addOneMessage(m);
+  assert.equal(T.root.lastElementChild, el, 'SillyTavern\'s own code sees its element at once');
+  await tick();
+  sched.flush();
+  assert.equal(T.find(500), el);
+  assert.ok(el.classList.contains('last_mes'));
+  assert.equal(T.mesEls().filter((e) => e.classList.contains('last_mes')).length, 1);
+  assert.equal(c.host.snapshot().followingTail, true);
+  assert.equal(c.host.getFault(), null);
+  assertConsistent(T);
+  s.done();
+});
+
+test('deleting a mounted message with SillyTavern\'s deleteMessage (renumbering every root from the first) stays consistent (C79, C28)', async (t) => {
+  const s = await opened(t, { count: 1000 });
+  const { T, c, sched } = s;
+  c.jumpToMessage(500);
+  sched.flush();
+  assert.ok(c.host.snapshot().ranges.length === 2);
+  const unmountsBefore = rt.unmounts;
+  const gone = T.chat[500];
+  assert.equal(T.deleteMessage(500), true);
+  await tick();
+  sched.flush();
+  assert.equal(c.host.getFault(), null);
+  assert.ok(!T.chat.includes(gone));
+  assert.ok(rt.unmounts > unmountsBefore, 'the deleted message\'s leases closed');
+  assert.equal(mesids(T.root).at(-1), 998);
+  assertConsistent(T);
+  assert.equal(T.deleteMessage(20), false, 'an unmounted message cannot be deleted (SillyTavern finds no element)');
+  s.done();
+});
+
+test('editing a mounted message with SillyTavern\'s editor: transient, held, editor kept and focused; done re-renders and reclaims (C55, C96, C131)', async (t) => {
+  const s = await opened(t, { count: 60, htmlEvery: 2 });
+  const { T, c, sched } = s;
+  const i = 58;
+  assert.ok(T.find(i).querySelector('.frame'), 'runtime granted before the edit');
+  const revokes = rt.revokes;
+  const ta = T.messageEdit(i);
+  await tick();
+  sched.flush();
+  assert.equal(c.host.getFault(), null);
+  assert.equal(c.host.snapshot().projectionHeld, true);
+  assert.equal(T.find(i).querySelector('.edit_textarea'), ta, 'the editor is SillyTavern\'s element');
+  assert.equal(document.activeElement, ta);
+  assert.ok(rt.revokes > revokes, 'the message\'s runtime was revoked');
+  assert.equal(T.find(i).querySelector('.frame'), null);
+  ta.value = `edited\n\n\`\`\`html\n${htmlDoc(99)}\n\`\`\``;
+  T.messageEditDone(i);
+  await tick();
+  sched.flush();
+  assert.equal(c.host.getFault(), null);
+  assert.equal(c.host.snapshot().projectionHeld, false);
+  const el = T.find(i);
+  assert.equal(el.querySelector('.mes_text p').textContent, 'edited');
+  assert.ok(el.querySelector('pre code[data-highlighted]'), 'SillyTavern\'s decorations applied to the new content');
+  assert.ok(el.querySelector('.frame'), 'the new content\'s block got a runtime');
+  assertConsistent(T);
+  s.done();
+});
+
+test('SillyTavern re-rendering a message that holds a runtime (updateMessageBlock) does not fault; the new content is claimed (C45, C51)', async (t) => {
+  const s = await opened(t, { count: 40, htmlEvery: 1 });
+  const { T, c, sched } = s;
+  const i = 35; // near the viewport's centre: admitted (C63)
+  assert.ok(T.find(i).querySelector('.frame'));
+  T.chat[i].mes = `changed\n\n\`\`\`html\n${htmlDoc(7)}\n\`\`\``;
+  T.updateMessageBlock(i);
+  await tick();
+  sched.flush();
+  assert.equal(c.host.getFault(), null);
+  assert.equal(T.find(i).querySelector('.mes_text p').textContent, 'changed');
+  assert.ok(T.find(i).querySelector('.frame'));
+  assert.ok(rt.live <= 8);
+  s.done();
+});
+
+test('a streamed reply: the placeholder mounts transient, every write shows, the final text is prepared (C55, C56, C87)', async (t) => {
+  const s = await opened(t, { count: 200 });
+  const { T, c, sched } = s;
+  T.flags.generating = true;
+  const m = { name: 'Char', is_user: false, mes: '...', extra: {} };
+  T.chat.push(m);
+  const el = T.addOneMessage(m);
+  await tick();
+  sched.flush();
+  assert.equal(T.find(200), el);
+  for (const part of ['Once', 'Once upon', 'Once upon a time']) {
+    T.streamWrite(part);
+    await tick();
+    sched.flush();
+    assert.equal(T.find(200).querySelector('.mes_text').textContent, part, 'the write is visible mid-stream');
+    assert.equal(c.host.getFault(), null);
+  }
+  const grants = rt.grants;
+  T.streamWrite(`Once upon a time\n\n\`\`\`html\n${htmlDoc(1)}\n\`\`\``);
+  assert.equal(rt.grants, grants, 'no runtime while streaming');
+  T.flags.generating = false;
+  c.sync(); // MESSAGE_RECEIVED
+  sched.flush();
+  assert.equal(c.host.getFault(), null);
+  assert.ok(T.find(200).querySelector('.frame'), 'the finished reply\'s block has a runtime');
+  assert.equal(c.host.snapshot().followingTail, true);
+  assert.equal(mesids(T.root).at(-1), 200);
+  s.done();
+});
+
+test('SillyTavern clearing #chat ends the epoch; the next CHAT_CHANGED opens a new one (C107)', async (t) => {
+  const s = await opened(t, { count: 300, htmlEvery: 5 });
+  const { T, c, sched } = s;
+  T.clearChat();
+  await tick();
+  assert.equal(c.state, 'idle');
+  assert.equal(T.root.hasAttribute('data-tt-chat-surface'), false);
+  assert.equal(T.root.children.length, 0);
+  assert.equal(rt.live, 0);
+  const next = Array.from({ length: 50 }, (_, i) => ({ name: 'User', is_user: true, mes: `b${i}`, extra: {} }));
+  T.chat.splice(0, T.chat.length, ...next);
+  T.printMessages(1);
+  await c.chatChanged('chat-b');
+  sched.flush();
+  assert.equal(c.state, 'open');
+  assert.equal(mesids(T.root).at(-1), 49);
+  assert.equal(T.find(49).textContent.includes('b49'), true);
+  assertConsistent(T);
+  s.done();
+});
+
+test('a foreign direct child of #chat is removed, .style-pins are kept, nothing faults (C76)', async (t) => {
+  const s = await opened(t, { count: 100 });
+  const { T, c, sched } = s;
+  const banner = document.createElement('div');
+  banner.className = 'banner';
+  T.root.append(banner);
+  const pins = document.createElement('div');
+  pins.className = 'style-pins';
+  T.root.prepend(pins);
+  await tick();
+  sched.flush();
+  assert.equal(banner.parentNode, null);
+  assert.equal(pins.parentNode, T.root);
+  c.jumpToMessage(10);
+  sched.flush();
+  assert.equal(c.host.getFault(), null);
+  s.done();
+});
+
+test('showMoreMessages (what /chat-render and Show more run) does not grow the DOM: the view jumps to the first requested message', async (t) => {
+  const s = await opened(t, { count: 1000 });
+  const { T, c, sched } = s;
+  const first = mesids(T.root)[0];
+  T.showMoreMessages(50);
+  await tick();
+  sched.flush();
+  assert.equal(c.host.getFault(), null);
+  assert.ok(mesids(T.root).includes(first - 50));
+  assert.ok(T.mesEls().length <= 33);
+  assertConsistent(T);
+  s.done();
+});
+
+test('chat[] changed with no DOM write (insertAfter an unmounted message): the next sync renders it (C93)', async (t) => {
+  const s = await opened(t, { count: 1000 });
+  const { T, c, sched } = s;
+  c.jumpToMessage(300);
+  sched.flush();
+  const m = { name: 'System', is_user: false, mes: 'inserted', extra: {} };
+  T.chat.splice(100, 0, m);
+  T.addOneMessageAfter(m, 99);
+  await tick();
+  c.sync();
+  sched.flush();
+  assert.equal(c.host.getFault(), null);
+  assertConsistent(T);
+  c.jumpToMessage(100);
+  assert.equal(T.find(100).querySelector('.mes_text p').textContent, 'inserted');
+  s.done();
+});
+
+test('a host fault reaches onFault and stops absorbing; the next chat opens afresh (C103, C106, C107)', async (t) => {
+  const s = await opened(t, { count: 100 });
+  const { T, c, sched, faults } = s;
+  const render = T.st.renderMessage;
+  T.st.renderMessage = () => { throw new Error('renderer broke'); };
+  assert.throws(() => c.jumpToMessage(10), { message: 'renderer broke' });
+  sched.flush();
+  assert.equal(faults.length, 1);
+  assert.equal(faults[0].message, 'renderer broke');
+  assert.equal(c.state, 'faulted');
+  T.st.renderMessage = render;
+  const m = { name: 'User', is_user: true, mes: 'after fault', extra: {} };
+  T.chat.push(m);
+  T.addOneMessage(m);
+  await tick();
+  assert.equal(T.root.lastElementChild.textContent.includes('after fault'), true, 'SillyTavern still works on the stopped view');
+  T.clearChat();
+  T.printMessages(1);
+  await c.chatChanged('chat-a');
+  sched.flush();
+  assert.equal(c.state, 'open');
+  assert.equal(c.host.getFault(), null);
+  assertConsistent(T);
+  s.done();
+});
+
+test('runtimes stay within the admission budget while scrolling a dense chat; revokes leave placeholders (C69, C70)', async (t) => {
+  const s = await opened(t, { count: 400, htmlEvery: 1, height: 2000 });
+  const { T, c, sched } = s;
+  rt.maxLive = rt.live;
+  const placeholders = new Set();
+  for (let k = 0; k < 40; k++) {
+    T.root.scrollTop -= 250;
+    T.root.dispatchEvent(new window.Event('scroll'));
+    sched.flush();
+    assert.ok(rt.live <= 8, `${rt.live} live`);
+    assert.ok(T.mesEls().length <= 33);
+    for (const p of T.root.querySelectorAll('.placeholder')) placeholders.add(p);
+  }
+  assert.ok(rt.maxLive <= 8);
+  assert.ok(placeholders.size > 0, 'a revoked runtime left a placeholder');
+  assert.equal(c.host.getFault(), null);
+  s.done();
+});
+
+test('pinned settings read as managed mode needs; the user\'s values are what is saved', () => {
+  const power_user = { chat_truncation: 100, auto_scroll_chat_to_bottom: true, other: 1 };
+  const saved = pinSettings(power_user);
+  assert.equal(power_user.chat_truncation, PINNED.chat_truncation);
+  assert.equal(power_user.auto_scroll_chat_to_bottom, false);
+  power_user.chat_truncation = 50; // the settings slider
+  assert.equal(power_user.chat_truncation, PINNED.chat_truncation);
+  assert.equal(saved.chat_truncation, 50);
+  const json = JSON.parse(JSON.stringify({ power_user }));
+  assert.deepEqual(json.power_user, { chat_truncation: 50, auto_scroll_chat_to_bottom: true, other: 1 });
+});

@@ -1,0 +1,553 @@
+// Managed mode for vanilla SillyTavern: #chat as a bounded projection of
+// chat[], driven by tavern-core's chat-surface host (createChatSurfaceHost,
+// rules C1–C148), while SillyTavern's own code keeps writing to #chat the
+// way it always does.
+//
+// The mechanism (docs/sillytavern-managed.md has the full account):
+//
+// - Materialisation goes through SillyTavern's own renderer
+//   (updateMessageElement, i.e. what addOneMessage uses), so every mounted
+//   message is exactly the element SillyTavern would have drawn, with its
+//   buttons, avatar, swipe counter, media and reasoning block.
+// - SillyTavern cannot be stopped from writing to #chat (an extension cannot
+//   rebind script.js's functions), so its writes are *absorbed*: one
+//   MutationObserver, created before the host's own, sees every change of
+//   #chat's children and of message contents. At the next microtask (and
+//   before any host call or host frame) the controller puts the DOM back to
+//   the host's committed projection by reverse-applying the records, then
+//   tells the host what happened in host terms: a structural render()
+//   (adopting the element SillyTavern rendered for a new message as its
+//   root), updateContent() for a re-rendered message, updateContent(…,
+//   {transient: true}) plus SillyTavern's own nodes put back for a message
+//   being edited, streamed or swiped, finishContent() when that ends, and
+//   setProjectionHeld() while an editor is open. The host therefore never
+//   sees a DOM it did not commit (C79, C45), and SillyTavern's synchronous
+//   code always sees the DOM it just wrote.
+// - SillyTavern's own chat switch (clearChat + printMessages) ends the epoch;
+//   CHAT_CHANGED opens the next one.
+//
+// This module only drives the host; every windowing, lease and admission
+// decision stays in Go. It reaches SillyTavern only through the `st` adapter
+// (st-adapter.js in the page, a fake in the tests).
+
+const SPACER = 'TT-CHAT-SPACER';
+
+// SillyTavern's decorations of message content (highlight.js and the copy
+// button on code blocks) are applied while content is prepared, before any
+// other participant sees it, as SillyTavern applies them before extensions
+// see a rendered message. One participant per API (registration is
+// page-wide and closes at the first projection, C17); it serves the latest
+// controller.
+const decorated = new WeakSet();
+const decorator = {
+  st: null,
+  participant: {
+    id: 'tavern-core/sillytavern',
+    protocolVersion: 1,
+    prepareContent({ content }) {
+      if (content.querySelector('pre code:not([data-highlighted])')) decorator.st?.decorate(content);
+    },
+  },
+};
+const STYLE_ID = 'tavern-core-managed-style';
+const EDITOR = '.edit_textarea, .reasoning_edit_textarea';
+const POLL_MS = 120;
+
+/**
+ * @param {object} o
+ * @param {object} o.st SillyTavern adapter (see st-adapter.js for the members)
+ * @param {HTMLElement} o.root #chat
+ * @param {object} o.api the installed chat-surface API (managed)
+ * @param {Function} o.createHost createChatSurfaceHost
+ * @param {Function} [o.onFault] called with the host's fault
+ * @param {number} [o.runtimeLimit]
+ * @param {object} [o.scheduler] requestAnimationFrame, cancelAnimationFrame, setTimeout, clearTimeout
+ *   (default: the page's)
+ */
+export function createManagedChat({ st, root, api, createHost, onFault, runtimeLimit, scheduler = globalThis }) {
+  const raf = (cb) => scheduler.requestAnimationFrame.call(globalThis, cb);
+  const caf = (id) => scheduler.cancelAnimationFrame.call(globalThis, id);
+  const later = (cb, ms) => scheduler.setTimeout.call(globalThis, cb, ms);
+  const unlater = (id) => scheduler.clearTimeout.call(globalThis, id);
+  let host = null;
+  let state = 'idle'; // idle | open | faulted
+  let syncing = false;
+  let inHost = 0; // >0 while a host call or host frame runs
+  let held = false;
+  const adopt = new Map(); // message object → the .mes SillyTavern rendered for it
+  const transient = new Set(); // message objects this controller marked transient
+  let mirror = { count: 0, els: [], objs: [], mesids: [] }; // the committed projection, as last read
+  let newly = []; // mesids materialised during the current host call
+  let pollId = 0;
+  const stats = { absorbed: 0, undone: 0, adopted: 0, rendered: 0, contentUpdates: 0, transients: 0, finishes: 0,
+    resyncs: 0, clears: 0, opens: 0, maxMes: 0, lastError: null };
+
+  // Before the host exists: our observer must be notified before the host's
+  // own (observers are notified in creation order), so that the DOM is back
+  // to the committed projection when the host's observer compares it (C79).
+  const mo = new MutationObserver((records) => { if (!syncing) absorb(records); });
+  mo.observe(root, { childList: true, subtree: true, attributes: true, attributeFilter: ['mesid'], attributeOldValue: true });
+
+  decorator.st = st;
+  if (!decorated.has(api)) {
+    decorated.add(api);
+    api.registerParticipant(decorator.participant);
+  }
+
+  installStyle();
+
+  function installStyle() {
+    const doc = root.ownerDocument;
+    if (doc.getElementById(STYLE_ID)) return;
+    const style = doc.createElement('style');
+    style.id = STYLE_ID;
+    // Spacers are flex items of SillyTavern's column-flex #chat: they must not
+    // shrink, or the scroll height would lie.
+    style.textContent = '#chat > tt-chat-spacer { display: block; flex: none; }';
+    doc.head.append(style);
+  }
+
+  // ---- the host ----
+  function ensureHost() {
+    if (host) return host;
+    const wrapFrame = (cb) => (...a) => {
+      beforeHost();
+      inHost++;
+      try { cb(...a); } finally { inHost--; afterHost(); }
+    };
+    host = createHost({
+      root,
+      getMessages: () => st.chat(),
+      materialize,
+      formatMessage: (m, mesid) => st.formatMessage(m, mesid),
+      emit: (event, ...args) => st.emit(event, ...args),
+      managed: true,
+      runtimeLimit,
+      onFault: (e) => {
+        state = 'faulted';
+        stats.lastError = e;
+        onFault?.(e);
+      },
+      requestAnimationFrame: (cb) => raf(wrapFrame(cb)),
+      cancelAnimationFrame: caf,
+      setTimeout: (cb, ms) => later(wrapFrame(cb), ms),
+      clearTimeout: unlater,
+    });
+    return host;
+  }
+
+  // A call into the host from this controller.
+  function call(fn) {
+    inHost++;
+    try { return fn(); } finally { inHost--; afterHost(); }
+  }
+
+  function materialize(message, mesid) {
+    let el = adopt.get(message);
+    if (el !== undefined && el.parentNode === null) {
+      adopt.delete(message);
+      stats.adopted++;
+    } else {
+      el = st.renderMessage(message, mesid);
+      stats.rendered++;
+    }
+    // C30: the content the host receives is exactly formatMessage's HTML.
+    // SillyTavern's renderer also decorates code blocks; prepared content is
+    // decorated again by the participant above, after processors ran.
+    const content = el.querySelector('.mes_text');
+    if (content !== null && !transient.has(message) && content.querySelector('pre code') !== null) {
+      content.innerHTML = st.formatMessage(message, mesid);
+    }
+    newly.push(mesid);
+    return el;
+  }
+
+  function beforeHost() {
+    if (inHost === 0 && !syncing) {
+      const recs = mo.takeRecords();
+      if (recs.length) absorb(recs);
+    }
+  }
+
+  // After the host wrote: its own records are not foreign; then the
+  // SillyTavern fix-ups that depend on which roots are mounted.
+  function afterHost() {
+    if (inHost !== 0) return;
+    mo.takeRecords();
+    const before = mirror;
+    readMirror();
+    if (state === 'open') {
+      fixups(before, mirror);
+      keepFollowing();
+    }
+    mo.takeRecords();
+  }
+
+  // At the real bottom of #chat the view follows the tail. The host decides
+  // following from its last written layout (C87), so content that shrank
+  // under a following view (an image or a runtime settling to its height)
+  // makes the browser clamp scrollTop, which the host takes for a gesture
+  // that ended above its stale end. The DOM's own scroll height is honest
+  // (spacers plus real roots), so it settles the question.
+  let following = false;
+  function keepFollowing() {
+    if (following || host === null) return;
+    const el = root;
+    if (el.scrollTop + el.clientHeight < el.scrollHeight - 2) return;
+    const s = host.snapshot();
+    if (s.state !== 'settled' || s.followingTail || s.mounted.length === 0) return;
+    following = true;
+    try { call(() => host.scrollToEnd()); } finally { following = false; }
+  }
+
+  function readMirror() {
+    const chat = st.chat();
+    const els = [];
+    const objs = [];
+    const mesids = [];
+    for (const el of root.children) {
+      if (el.classList.contains('mes')) {
+        const i = Number(el.getAttribute('mesid'));
+        els.push(el);
+        mesids.push(i);
+        objs.push(chat[i]);
+      }
+    }
+    mirror = { count: chat.length, els, objs, mesids };
+    stats.maxMes = Math.max(stats.maxMes, els.length);
+  }
+
+  // SillyTavern invariants that its own code keeps by rendering in place.
+  function fixups(before, after) {
+    const added = newly;
+    newly = [];
+    if (added.length) st.tagMessages(added);
+    const tail = after.els.at(-1);
+    const contiguous = after.mesids.length < 2 || after.mesids.at(-1) - after.mesids[0] === after.mesids.length - 1;
+    const wasContiguous = before.mesids.length < 2 || before.mesids.at(-1) - before.mesids[0] === before.mesids.length - 1;
+    // refreshSwipeButtons numbers roots from the first one: it is right only
+    // while the mounted roots are one contiguous range. When they are not,
+    // the tail is off screen, and it is refreshed once they are again.
+    if (contiguous && (tail !== before.els.at(-1) || !wasContiguous || added.length)) st.refreshSwipes();
+    const zeroIn = after.mesids[0] === 0;
+    if (zeroIn !== (before.mesids[0] === 0) || (added.length && after.mesids[0] !== before.mesids[0])) st.stylePins();
+    if (held) st.editArrows();
+  }
+
+  // ---- absorbing SillyTavern's writes ----
+  function rootOf(node) {
+    let n = node;
+    while (n !== null && n.parentNode !== root) n = n.parentNode;
+    return n !== null && n.nodeType === 1 && n.classList.contains('mes') ? n : null;
+  }
+  const contentOf = (r) => r.querySelector('.mes_text');
+  const isSpacer = (n) => n.nodeName === SPACER;
+  const isPins = (n) => n.nodeType === 1 && n.classList.contains('style-pins');
+
+  function absorb(records) {
+    if (state !== 'open' || syncing) return;
+    syncing = true;
+    try {
+      absorbOpen(records);
+    } catch (e) {
+      stats.lastError = e;
+      resync(e);
+    } finally {
+      syncing = false;
+    }
+  }
+
+  function absorbOpen(records) {
+    const committed = new Set(mirror.els);
+    const undo = [];
+    const touched = new Map(); // committed root → its content element, for wholesale content writes
+    const added = new Set();
+    let structural = false;
+    let cleared = false;
+    let prepended = Infinity;
+    for (const r of records) {
+      if (r.type === 'attributes') {
+        if (r.target.parentNode === root && r.target.getAttribute('mesid') !== r.oldValue) { structural = true; undo.push(r); }
+        continue;
+      }
+      if (r.target === root) {
+        const relevant = [...r.addedNodes, ...r.removedNodes].some((n) => !isPins(n));
+        if (!relevant) continue; // SillyTavern's .style-pins may come and go (C76)
+        structural = true;
+        undo.push(r);
+        for (const n of r.removedNodes) if (isSpacer(n)) cleared = true;
+        for (const n of r.addedNodes) {
+          if (n.nodeType === 1 && n.classList.contains('mes') && !committed.has(n)) {
+            added.add(n);
+            // Messages rendered above the first mounted one: showMoreMessages.
+            const id = Number(n.getAttribute('mesid'));
+            if (id < (mirror.mesids[0] ?? 0)) prepended = Math.min(prepended, id);
+          }
+        }
+        continue;
+      }
+      // Inside a message: only writes that replace a committed root's
+      // content children matter (C45); deeper edits and decorations do not.
+      const rr = rootOf(r.target);
+      if (rr === null || !committed.has(rr)) continue;
+      const content = contentOf(rr);
+      if (r.target !== content) continue;
+      const obj = mirror.objs[mirror.els.indexOf(rr)];
+      if (transient.has(obj)) { touched.set(rr, content); continue; }
+      for (const n of r.addedNodes) added.add(n);
+      if ([...r.removedNodes].some((n) => !added.has(n)) || r.addedNodes.length) {
+        touched.set(rr, content);
+        undo.push(r);
+      }
+    }
+    if (!undo.length && !touched.size && !structureChanged()) {
+      settle();
+      return;
+    }
+    stats.absorbed++;
+    // SillyTavern's state after its writes, to put back where it is the owner.
+    const stRoot = [...root.childNodes];
+    const stContent = new Map();
+    for (const [rr, content] of touched) stContent.set(rr, { nodes: [...content.childNodes], focus: focusIn(content) });
+    const chat = st.chat();
+    for (const n of added) {
+      if (n.nodeType === 1 && n.classList.contains('mes') && n.parentNode === root) {
+        const m = chat[Number(n.getAttribute('mesid'))];
+        if (m !== undefined) adopt.set(m, n);
+      }
+    }
+    if (chat.length === 0 || [...root.childNodes].every((n) => !committed.has(n) && !isSpacer(n))) cleared = true;
+    undoRecords(undo);
+    if (cleared) {
+      clear(stRoot);
+      return;
+    }
+    const h = ensureHost();
+    if (structural || structureChanged()) {
+      // A new message SillyTavern is still writing mounts as transient (C56).
+      const tail = chat.length - 1;
+      const grew = chat.length > mirror.count;
+      if (tail >= 0 && st.busy(tail, null) && !transient.has(chat[tail])) markTransient(tail);
+      call(() => h.render());
+      if (grew && mirror.objs.at(-1) === chat[tail] && st.autoScroll()) call(() => h.scrollToEnd());
+      if (Number.isFinite(prepended) && !held && prepended < chat.length) call(() => h.jumpToMessage(prepended));
+    }
+    for (const [rr, saved] of stContent) {
+      const k = mirror.els.indexOf(rr);
+      if (k < 0) continue; // remounted by the structural render
+      const mesid = mirror.mesids[k];
+      const obj = mirror.objs[k];
+      const editing = saved.nodes.some((n) => n.nodeType === 1 && (n.matches(EDITOR) || n.querySelector(EDITOR)));
+      if (editing || st.busy(mesid, rr)) {
+        if (!transient.has(obj)) {
+          markTransient(mesid);
+          redo(rr, saved);
+        }
+      } else if (transient.has(obj)) {
+        finish(mesid, obj);
+      } else {
+        stats.contentUpdates++;
+        call(() => h.updateContent(mesid));
+      }
+    }
+    settle();
+    adopt.clear();
+    mo.takeRecords();
+  }
+
+  function undoRecords(list) {
+    for (let i = list.length - 1; i >= 0; i--) {
+      const r = list[i];
+      if (r.type === 'attributes') {
+        if (r.oldValue === null) r.target.removeAttribute('mesid');
+        else r.target.setAttribute('mesid', r.oldValue);
+        continue;
+      }
+      for (let k = r.addedNodes.length - 1; k >= 0; k--) {
+        const n = r.addedNodes[k];
+        if (n.parentNode === r.target) r.target.removeChild(n);
+      }
+      const before = r.nextSibling !== null && r.nextSibling.parentNode === r.target ? r.nextSibling
+        : r.previousSibling !== null && r.previousSibling.parentNode === r.target ? r.previousSibling.nextSibling
+          : r.previousSibling === null ? r.target.firstChild : null;
+      for (const n of r.removedNodes) r.target.insertBefore(n, before);
+    }
+    stats.undone += list.length;
+  }
+
+  function focusIn(el) {
+    const a = el.ownerDocument.activeElement;
+    if (a === null || !el.contains(a)) return null;
+    const f = { el: a };
+    if (typeof a.selectionStart === 'number') {
+      f.start = a.selectionStart; f.end = a.selectionEnd; f.dir = a.selectionDirection; f.top = a.scrollTop;
+    }
+    return f;
+  }
+
+  // Put SillyTavern's own nodes back into a message the host now holds as
+  // transient raw content (C55): they are what SillyTavern is editing or
+  // streaming into.
+  function redo(rr, saved) {
+    const content = contentOf(rr);
+    content.replaceChildren(...saved.nodes);
+    const f = saved.focus;
+    if (f !== null && f.el.isConnected) {
+      f.el.focus({ preventScroll: true });
+      if (f.start !== undefined) { f.el.setSelectionRange(f.start, f.end, f.dir); f.el.scrollTop = f.top; }
+    }
+    mo.takeRecords();
+  }
+
+  function markTransient(mesid) {
+    const obj = st.chat()[mesid];
+    transient.add(obj);
+    stats.transients++;
+    call(() => host.updateContent(mesid, { transient: true }));
+  }
+
+  function finish(mesid, obj) {
+    transient.delete(obj);
+    stats.finishes++;
+    let p;
+    call(() => { p = host.finishContent(mesid); });
+    p.catch(() => {}); // a failure faults the epoch and reaches onFault
+  }
+
+  // Transient messages whose editing, streaming or swiping is over get their
+  // final content; the editor hold follows the DOM.
+  function settle() {
+    const chat = st.chat();
+    for (const obj of [...transient]) {
+      const k = mirror.objs.indexOf(obj);
+      if (k < 0) {
+        const i = chat.indexOf(obj);
+        transient.delete(obj);
+        if (i >= 0) call(() => host.updateContent(i, { transient: false }));
+        continue;
+      }
+      const rr = mirror.els[k];
+      if (rr.querySelector(EDITOR) === null && !st.busy(mirror.mesids[k], rr)) finish(mirror.mesids[k], obj);
+    }
+    const h = root.querySelector(`:scope > .mes :is(${EDITOR})`) !== null;
+    if (h !== held) {
+      held = h;
+      call(() => host.setProjectionHeld(h));
+    }
+    poll();
+  }
+
+  // A swipe or a generation can end without writing #chat; while a message
+  // is transient for one of those, look again every few frames. (An editor
+  // always ends with a write, which the observer sees.) A plain page timer:
+  // this is the controller's own clock, not the host's (C10).
+  function poll() {
+    if (pollId !== 0) return;
+    const waiting = mirror.objs.some((o, k) => transient.has(o) && mirror.els[k].querySelector(EDITOR) === null);
+    if (waiting) pollId = setTimeout(() => { pollId = 0; sync(); }, POLL_MS);
+  }
+
+  function structureChanged() {
+    const chat = st.chat();
+    if (chat.length !== mirror.count) return true;
+    for (let k = 0; k < mirror.objs.length; k++) if (chat[mirror.mesids[k]] !== mirror.objs[k]) return true;
+    return false;
+  }
+
+  // SillyTavern cleared #chat (a chat switch, a reload): the epoch ends and
+  // the DOM is SillyTavern's again until CHAT_CHANGED.
+  function clear(stRoot) {
+    stats.clears++;
+    reset();
+    root.replaceChildren(...stRoot.filter((n) => !isSpacer(n)));
+    mo.takeRecords();
+  }
+
+  function reset() {
+    transient.clear();
+    adopt.clear();
+    held = false;
+    if (host !== null) {
+      call(() => host.resetEpoch()); // throws a participant fault (C107): the caller reports it
+    }
+    state = 'idle';
+    mirror = { count: 0, els: [], objs: [], mesids: [] };
+  }
+
+  // The last resort when absorbing failed: a new epoch at the same place.
+  function resync(cause) {
+    stats.resyncs++;
+    console.error('[tavern-core] managed #chat: resynchronising after', cause);
+    const anchor = mirror.mesids.length ? mirror.mesids[Math.floor(mirror.mesids.length / 2)] : null;
+    try {
+      reset();
+      openEpoch(anchor);
+    } catch (e) {
+      state = 'faulted';
+      stats.lastError = e;
+      onFault?.(e);
+    }
+  }
+
+  // A new epoch over what SillyTavern just printed (CHAT_CHANGED).
+  function openEpoch(jumpTo = null) {
+    const chat = st.chat();
+    for (const el of [...root.children]) {
+      if (el.classList.contains('mes')) {
+        const m = chat[Number(el.getAttribute('mesid'))];
+        if (m !== undefined) adopt.set(m, el);
+        el.remove();
+      } else if (!isPins(el)) {
+        el.remove(); // #show_more_messages (C77) and anything else SillyTavern left
+      }
+    }
+    mo.takeRecords();
+    const h = ensureHost();
+    state = 'open';
+    stats.opens++;
+    const tail = chat.length - 1;
+    if (tail >= 0 && st.busy(tail, null)) markTransient(tail);
+    let p;
+    call(() => { p = h.open(); });
+    if (jumpTo !== null && jumpTo < chat.length) call(() => h.jumpToMessage(jumpTo));
+    adopt.clear();
+    return p;
+  }
+
+  function sync() {
+    if (syncing) return;
+    const recs = mo.takeRecords();
+    if (state !== 'open') return;
+    if (recs.length || structureChanged() || transient.size) absorb(recs);
+  }
+
+  return {
+    /** SillyTavern printed a chat (CHAT_CHANGED): end the epoch, open the next. */
+    chatChanged(chatId) {
+      syncing = true;
+      try {
+        if (state === 'open') absorbOpen(mo.takeRecords());
+        reset();
+        if (chatId === undefined || chatId === null) return undefined;
+        return openEpoch();
+      } finally {
+        syncing = false;
+      }
+    },
+    /** Absorb pending writes now (SillyTavern events call this). */
+    sync,
+    jumpToMessage(mesid) { sync(); return call(() => ensureHost().jumpToMessage(mesid)); },
+    scrollToEnd() { sync(); call(() => ensureHost().scrollToEnd()); },
+    refreshLayout() { sync(); call(() => ensureHost().refreshLayout()); },
+    get host() { return host; },
+    get state() { return state; },
+    stats,
+    dispose() {
+      mo.disconnect();
+      if (pollId) clearTimeout(pollId);
+      host?.dispose();
+      host = null;
+      state = 'idle';
+    },
+  };
+}
