@@ -82,6 +82,9 @@ test-e2e: wasm host-wasm node_modules
 # data/<user>/extensions/tavern-core/ (README "Use it in SillyTavern").
 ST_DIST := dist/sillytavern/tavern-core
 ST_EXT := $(wildcard sillytavern/*.js) sillytavern/style.css sillytavern/README.md
+# The optional example participant (a second extension: copy it to
+# data/<user>/extensions/html-runtime/).
+ST_EXAMPLE := dist/sillytavern/html-runtime
 
 # Always reassembled (a copy, well under a second), so the folder never
 # lags behind js/ or sillytavern/.
@@ -89,8 +92,12 @@ sillytavern: wasm
 	rm -rf $(ST_DIST)
 	mkdir -p $(ST_DIST)
 	cp $(ST_EXT) $(ST_DIST)/
+	mkdir -p $(ST_DIST)/managed
+	cp sillytavern/managed/*.js $(ST_DIST)/managed/
 	node sillytavern/copy-lib.mjs $(JS) $(ST_DIST)
 	cp sillytavern/manifest.json $(ST_DIST)/manifest.json
+	rm -rf $(ST_EXAMPLE)
+	cp -r sillytavern/examples/html-runtime $(ST_EXAMPLE)
 
 # The real-frontend suite (js/e2e/sillytavern/): SillyTavern 1.18.0 from
 # ../shared/vendor or ST_TARBALL=…, cached per tarball hash under

@@ -47,10 +47,28 @@ try {
     import('./lib/chat-surface.js'),
     import('./lib/takeover-host.js'),
   ]);
-  // Static mode: SillyTavern renders the chat itself, so chat-surface-aware
-  // extensions keep their own renderers (isManagedOwnershipRequired() is false).
-  surface.installChatSurfaceApi(globalThis, { managed: false });
-  status.chatSurface = 'static';
+  // The chat-surface mode is fixed for the page (C12), from the saved
+  // setting. Static: SillyTavern renders the chat itself, so
+  // chat-surface-aware extensions keep their own renderers. Managed: #chat
+  // is a bounded projection driven by tavern-core (managed/, docs/
+  // sillytavern-managed.md), and isManagedOwnershipRequired() is true before
+  // any later extension evaluates.
+  let managedMode = null;
+  if (settings.chatSurface === 'managed') {
+    try {
+      managedMode = await import('./managed/index.js');
+    } catch (e) {
+      status.managedError = e;
+      console.error('[tavern-core] managed mode did not load; the chat surface stays static', e);
+    }
+  }
+  const api = surface.installChatSurfaceApi(globalThis, { managed: managedMode !== null });
+  status.chatSurface = managedMode !== null ? 'managed' : 'static';
+  if (managedMode !== null) {
+    status.managed = managedMode.startManagedMode({
+      api, createHost: surface.createChatSurfaceHost, startExtensions: surface.startChatSurfaceExtensions,
+    });
+  }
   installSillyTavernTakeover({
     st,
     core: { runTakeover: takeoverHost.runTakeover, installTakeoverContext: takeoverHost.installTakeoverContext },

@@ -5,6 +5,7 @@
 
 const CHAT_SURFACE_MODES = [
   { value: 'static', label: 'Static: SillyTavern renders the chat' },
+  { value: 'managed', label: 'Managed: a bounded chat, whatever its length' },
 ];
 
 function el(tag, attrs = {}, ...children) {
@@ -47,7 +48,16 @@ export function mountSettingsPanel({ status, settings, save, readme }) {
   for (const m of CHAT_SURFACE_MODES) mode.append(el('option', { value: m.value, text: m.label }));
   mode.value = settings.chatSurface;
   mode.disabled = !status.loaded || CHAT_SURFACE_MODES.length < 2;
-  mode.addEventListener('change', () => { settings.chatSurface = mode.value; save(); });
+  const modeNote = el('div', { class: 'tavern-core-row', id: 'tavern_core_chat_surface_note' });
+  const note = () => {
+    const now = status.chatSurface ?? 'none';
+    modeNote.textContent = settings.chatSurface === now
+      ? `This page: ${now}.`
+      : `This page: ${now}. Reload the page for ${settings.chatSurface} to take effect.`;
+    if (status.managedError) modeNote.textContent += ` Managed mode failed to load: ${errorText(status.managedError)}`;
+  };
+  note();
+  mode.addEventListener('change', () => { settings.chatSurface = mode.value; save(); note(); });
 
   const body = el('div', { class: 'inline-drawer-content' },
     el('div', { class: 'tavern-core-row' }, el('span', { text: 'Version: ' }), el('span', { id: 'tavern_core_version', text: status.version ?? 'unknown' })),
@@ -57,6 +67,7 @@ export function mountSettingsPanel({ status, settings, save, readme }) {
       settle, el('span', { text: 'Stop settles takeover handles (Luker\'s behaviour)' })),
     el('label', { for: 'tavern_core_chat_surface', text: 'Chat surface (applies after a reload):' }),
     mode,
+    modeNote,
     el('div', { class: 'tavern-core-row' }, el('a', { href: readme, target: '_blank', rel: 'noopener', text: 'How to use tavern-core in SillyTavern' })),
   );
   const header = el('div', { class: 'inline-drawer-toggle inline-drawer-header' },

@@ -331,7 +331,7 @@ test('runtimes stay within the admission budget while scrolling a dense chat; re
 
 test('pinned settings read as managed mode needs; the user\'s values are what is saved', () => {
   const power_user = { chat_truncation: 100, auto_scroll_chat_to_bottom: true, other: 1 };
-  const saved = pinSettings(power_user);
+  const { saved, restore } = pinSettings(power_user);
   assert.equal(power_user.chat_truncation, PINNED.chat_truncation);
   assert.equal(power_user.auto_scroll_chat_to_bottom, false);
   power_user.chat_truncation = 50; // the settings slider
@@ -339,4 +339,9 @@ test('pinned settings read as managed mode needs; the user\'s values are what is
   assert.equal(saved.chat_truncation, 50);
   const json = JSON.parse(JSON.stringify({ power_user }));
   assert.deepEqual(json.power_user, { chat_truncation: 50, auto_scroll_chat_to_bottom: true, other: 1 });
+  restore();
+  assert.equal(power_user.chat_truncation, 50);
+  assert.equal(power_user.auto_scroll_chat_to_bottom, true);
+  assert.deepEqual(Object.keys(power_user), ['chat_truncation', 'auto_scroll_chat_to_bottom', 'other']);
+  assert.equal(JSON.stringify(power_user), '{"chat_truncation":50,"auto_scroll_chat_to_bottom":true,"other":1}');
 });

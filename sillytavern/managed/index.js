@@ -10,24 +10,46 @@ import { SlashCommand } from '../../../../slash-commands/SlashCommand.js';
 import { ARGUMENT_TYPE, SlashCommandArgument } from '../../../../slash-commands/SlashCommandArgument.js';
 import { flashHighlight } from '../../../../utils.js';
 import { pinSettings } from './pinned-settings.js';
+import { extensionNames, extension_settings, getExtensionManifest } from '../../../../extensions.js';
 
 /**
- * Start managed mode. `api` is the installed chat-surface API (managed),
- * `createHost` is createChatSurfaceHost, `ready` resolves when extension
- * startup (startChatSurfaceExtensions) is done: no chat opens before it (C139).
+ * Start managed mode, while the extension's module evaluates: `api` is the
+ * chat-surface API just installed with managed: true, `createHost` is
+ * createChatSurfaceHost, `startExtensions` is startChatSurfaceExtensions.
  */
-export function startManagedMode({ api, createHost, ready = Promise.resolve(), runtimeLimit }) {
-  const userSettings = pinSettings(power_user);
+export function startManagedMode({ api, createHost, startExtensions, runtimeLimit }) {
+  const pins = pinSettings(power_user);
   const root = document.getElementById('chat');
   const report = (e) => {
     console.error('[tavern-core] managed #chat:', e);
     globalThis.toastr?.error(String(e?.message ?? e), 'tavern-core: the bounded chat stopped', { timeOut: 10000 });
   };
-  const chat = createManagedChat({ st: { ...st, autoScroll: () => userSettings.auto_scroll_chat_to_bottom === true }, root, api,
-    createHost, runtimeLimit, onFault: report });
+  const chat = createManagedChat({
+    st: { ...st, autoScroll: () => pins.saved.auto_scroll_chat_to_bottom === true },
+    root, api, createHost, runtimeLimit, onFault: report,
+  });
+  const state = { chat, userSettings: pins.saved, startup: 'pending', startupError: null };
 
-  let started = false;
-  const opened = (chatId) => {
+  // C139: participants register, chatSurface hooks run and the capability
+  // gate is checked before the first projection. SillyTavern activates every
+  // enabled extension (awaiting activate hooks) before it emits
+  // EXTENSION_SETTINGS_LOADED, and before it opens any chat.
+  let ready;
+  const startup = () => {
+    ready ??= startExtensions(extensionList()).then(() => { state.startup = 'done'; }, (e) => {
+      // C135: no bounded epoch; SillyTavern's own rendering stays, unpinned.
+      state.startup = 'failed';
+      state.startupError = e;
+      pins.restore();
+      chat.dispose();
+      report(e);
+      throw e;
+    });
+    return ready;
+  };
+  eventSource.on(event_types.EXTENSION_SETTINGS_LOADED, () => { startup().catch(() => {}); });
+
+  const open = (chatId) => {
     try {
       chat.chatChanged(chatId)?.catch(report);
     } catch (e) {
@@ -35,15 +57,7 @@ export function startManagedMode({ api, createHost, ready = Promise.resolve(), r
     }
     endButton.update();
   };
-  eventSource.makeFirst(event_types.CHAT_CHANGED, (chatId) => {
-    if (!started) return ready.then(() => { started = true; opened(st.chatId()); });
-    opened(chatId);
-    return undefined;
-  });
-  ready.then(() => {
-    started = true;
-    if (st.chatId() !== undefined && chat.state === 'idle' && st.chat().length) opened(st.chatId());
-  }, report);
+  eventSource.makeFirst(event_types.CHAT_CHANGED, (chatId) => startup().then(() => open(chatId), () => {}));
   const kick = () => { chat.sync(); };
   for (const name of ['MESSAGE_SENT', 'MESSAGE_RECEIVED', 'MESSAGE_EDITED', 'MESSAGE_DELETED', 'MESSAGE_SWIPED',
     'MESSAGE_UPDATED', 'MESSAGE_SWIPE_DELETED', 'MORE_MESSAGES_LOADED', 'CHARACTER_MESSAGE_RENDERED',
@@ -53,7 +67,26 @@ export function startManagedMode({ api, createHost, ready = Promise.resolve(), r
 
   const endButton = installEndButton(chat, root);
   overrideChatJump(chat);
-  return { chat, userSettings };
+  return state;
+}
+
+// The enabled extensions in activation order, for startChatSurfaceExtensions.
+// SillyTavern has already run every `activate` hook, so a manifest is handed
+// over with its chatSurface hook only: nothing is activated twice, and a
+// required renderer without that hook counts as activated (it was).
+function extensionList() {
+  const disabled = new Set(extension_settings.disabledExtensions ?? []);
+  const list = extensionNames.filter((n) => !disabled.has(n)).map((name) => {
+    const manifest = getExtensionManifest(name) ?? {};
+    const chatSurface = manifest.hooks?.chatSurface;
+    return { name, manifest: { ...manifest, hooks: chatSurface === undefined ? {} : { chatSurface } } };
+  });
+  list.sort((a, b) => (Number(a.manifest.loading_order) || 0) - (Number(b.manifest.loading_order) || 0));
+  return {
+    extensions: list,
+    importExtension: (ext) => import(`/scripts/extensions/${ext.name}/${ext.manifest.js}`),
+    activateExtension: () => undefined,
+  };
 }
 
 // "To the end": shown at the bottom right of #chat while the view does not

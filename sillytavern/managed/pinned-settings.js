@@ -9,6 +9,8 @@
 //   look like a user's scroll gesture to it. The user's value still decides
 //   whether a new message scrolls the view to the end.
 export const PINNED = { chat_truncation: 1, auto_scroll_chat_to_bottom: false };
+// Returns the user's values and `restore()`, which puts them back as plain
+// properties (managed mode could not start).
 export function pinSettings(power_user) {
   const saved = {};
   for (const [key, value] of Object.entries(PINNED)) {
@@ -29,5 +31,11 @@ export function pinSettings(power_user) {
       return Object.assign(out, saved);
     },
   });
-  return saved;
+  const restore = () => {
+    for (const key of Object.keys(PINNED)) {
+      Object.defineProperty(power_user, key, { configurable: true, enumerable: true, writable: true, value: saved[key] });
+    }
+    delete power_user.toJSON;
+  };
+  return { saved, restore };
 }
