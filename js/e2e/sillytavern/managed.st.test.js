@@ -1,0 +1,369 @@
+// Managed mode inside the real SillyTavern 1.18.0 (issue #12's acceptance
+// list): the built extension with chatSurface: 'managed' and the example
+// participant (html-runtime) installed by copying their folders, a
+// 10,000-message chat (every fifth message with an HTML-document block) and a
+// dense 2,000-message chat (a block in every message), the mock model, and
+// headless Chromium driving SillyTavern's own controls. The mutating actions
+// are recorded and replayed on a vanilla SillyTavern (no extension at all),
+// and the two chat files are compared.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  REPO, CHARACTER, startSillyTavern, launchChromium, openSillyTavern, openChat, send, turn, waitIdle,
+} from './harness.js';
+import { startMockLLM } from './mock-llm.js';
+import { makeMessages, chatFile } from '../st-managed/fixture.js';
+
+const EXT = join(REPO, 'dist/sillytavern/tavern-core');
+const EXAMPLE = join(REPO, 'dist/sillytavern/html-runtime');
+const LONG = 'long chat';
+const DENSE = 'dense chat';
+const BOUND = 33; // viewport window (≤ 32) plus the tail (C73)
+const REPLY = ['The ', 'keeper ', 'sets ', 'down ', 'the ', 'lantern ', 'and ', 'answers ', 'slowly, ', 'word ', 'by ', 'word.'];
+
+let mock;
+let st;
+let browser;
+let page;
+let errors;
+const performed = []; // the mutating actions, replayed on vanilla SillyTavern
+
+function writeChats(server) {
+  const dir = join(server.userDir, 'chats', CHARACTER.chatDir);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `${LONG}.jsonl`), chatFile(makeMessages({ count: 10000, character: CHARACTER.name })));
+  writeFileSync(join(dir, `${DENSE}.jsonl`), chatFile(makeMessages({ count: 2000, htmlEvery: 1, htmlFirst: 0, seed: 7,
+    character: CHARACTER.name }), { integrity: '22222222-0000-4000-8000-000000000000' }));
+}
+const chatText = (server, name) => readFileSync(join(server.userDir, 'chats', CHARACTER.chatDir, `${name}.jsonl`), 'utf8');
+
+async function startServer({ managed }) {
+  const server = await startSillyTavern({
+    mockUrl: mock.url,
+    extensions: managed ? [{ name: 'tavern-core', dir: EXT }, { name: 'html-runtime', dir: EXAMPLE }] : [],
+    settings: (s) => {
+      if (managed) s.extension_settings = { ...s.extension_settings, 'tavern-core': { chatSurface: 'managed' } };
+    },
+  });
+  writeChats(server);
+  return server;
+}
+
+// Counters in the page: the most .mes, nodes under #chat and live runtime
+// frames ever seen at once, and every placeholder seen.
+async function watch(p) {
+  await p.evaluate(() => {
+    const chat = document.getElementById('chat');
+    const w = { maxMes: 0, maxFrames: 0, placeholders: 0 };
+    globalThis.__watch = w;
+    const count = () => {
+      w.maxMes = Math.max(w.maxMes, chat.querySelectorAll(':scope > .mes').length);
+      w.maxFrames = Math.max(w.maxFrames, chat.querySelectorAll('iframe.html-runtime-frame').length);
+      w.placeholders = Math.max(w.placeholders, chat.querySelectorAll('.html-runtime-placeholder').length);
+    };
+    new MutationObserver(count).observe(chat, { childList: true, subtree: true });
+    count();
+  });
+}
+const watched = () => page.evaluate(() => ({ ...globalThis.__watch }));
+const snapshot = () => page.evaluate(() => {
+  const s = globalThis.__tavernCoreExtension.managed.chat.host.snapshot();
+  return { state: s.state, mounted: [...s.mounted], followingTail: s.followingTail, held: s.projectionHeld,
+    active: s.runtime.active, fault: s.fault?.message ?? null };
+});
+const domCount = () => page.evaluate(() => ({
+  mes: document.querySelectorAll('#chat > .mes').length,
+  nodes: document.querySelectorAll('#chat *').length,
+  last: document.querySelector('#chat > .mes:last-child')?.getAttribute('mesid'),
+  lastMes: document.querySelector('#chat > .mes.last_mes')?.getAttribute('mesid'),
+}));
+const chatLength = (p = page) => p.evaluate(() => globalThis.SillyTavern.getContext().chat.length);
+const frame = (p = page) => p.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+
+// ---- the mutating actions, through SillyTavern's own controls ----
+// Each addresses messages from the end, so the replay hits the same ones.
+async function clickIn(p, mesid, selector) {
+  await p.evaluate(({ mesid, selector }) => {
+    const el = document.querySelector(`#chat > .mes[mesid="${mesid}"] ${selector}`);
+    if (!el) throw new Error(`no ${selector} in message ${mesid}`);
+    el.click();
+  }, { mesid, selector });
+}
+const ACTIONS = {
+  async send(p, text) {
+    await turn(p, () => send(p, text));
+  },
+  async edit(p, back, text) {
+    const mesid = (await chatLength(p)) - 1 - back;
+    await clickIn(p, mesid, '.mes_edit');
+    await p.waitForSelector('#curEditTextarea');
+    await p.fill('#curEditTextarea', text);
+    await clickIn(p, mesid, '.mes_edit_done');
+    await p.waitForFunction((id) => !document.querySelector(`#chat .mes[mesid="${id}"] .edit_textarea`), mesid);
+    await p.waitForTimeout(1500); // SillyTavern's own saves settle
+  },
+  async delete(p, back) {
+    const mesid = (await chatLength(p)) - 1 - back;
+    const n = await chatLength(p);
+    await clickIn(p, mesid, '.mes_edit');
+    await p.waitForSelector('#curEditTextarea');
+    await clickIn(p, mesid, '.mes_edit_delete');
+    const ok = p.locator('.popup:visible .popup-button-ok');
+    await ok.first().waitFor({ timeout: 3000 }).then(() => ok.first().click(), () => {});
+    await p.waitForFunction((len) => globalThis.SillyTavern.getContext().chat.length === len - 1, n);
+    await p.waitForTimeout(1500);
+  },
+  async swipeRight(p) {
+    await turn(p, () => p.click('#chat .last_mes .swipe_right'));
+    await p.waitForTimeout(1500);
+  },
+  async swipeLeft(p) {
+    const id = await p.evaluate(() => globalThis.SillyTavern.getContext().chat.at(-1).swipe_id);
+    await p.click('#chat .last_mes .swipe_left');
+    await p.waitForFunction((was) => globalThis.SillyTavern.getContext().chat.at(-1).swipe_id === was - 1 &&
+      globalThis.SillyTavern.getContext().swipe.state() === 'none', id);
+    await p.waitForTimeout(1500);
+  },
+  async switchChats(p) {
+    await openChat(p, DENSE);
+    await p.waitForTimeout(500);
+    await openChat(p, LONG);
+    await p.waitForTimeout(500);
+  },
+};
+async function act(name, ...args) {
+  performed.push([name, ...args]);
+  await ACTIONS[name](page, ...args);
+}
+
+before(async () => {
+  assert.ok(existsSync(join(EXT, 'managed', 'controller.js')) && existsSync(join(EXAMPLE, 'manifest.json')),
+    'run `make sillytavern` first');
+  mock = await startMockLLM({ chunks: REPLY, delayMs: 120 });
+  st = await startServer({ managed: true });
+  st.chatName = LONG;
+  browser = await launchChromium();
+  ({ page, errors } = await openSillyTavern(st, { context: browser.context }));
+  await watch(page);
+});
+
+after(async () => {
+  await browser?.close();
+  await st?.stop();
+  await mock?.close();
+});
+
+test('managed mode is on before later extensions evaluate; the settings panel says so (C14, C139)', async () => {
+  const seen = await page.evaluate(() => ({
+    api: globalThis.__TAURITAVERN__.api.chatSurface.isManagedOwnershipRequired(),
+    example: globalThis.htmlRuntimeExample.managed,
+    registered: !!globalThis.htmlRuntimeExample.registration,
+    mode: document.querySelector('#tavern_core_chat_surface').value,
+    note: document.querySelector('#tavern_core_chat_surface_note').textContent,
+    startup: globalThis.__tavernCoreExtension.managed.startup,
+  }));
+  assert.deepEqual(seen, { api: true, example: true, registered: true, mode: 'managed', note: 'This page: managed.', startup: 'done' });
+});
+
+test('a 10,000-message chat opens bounded (C73, C146)', async () => {
+  assert.equal(await chatLength(), 10000);
+  const d = await domCount();
+  assert.ok(d.mes <= BOUND, `${d.mes} .mes`);
+  assert.equal(d.last, '9999');
+  assert.equal(d.lastMes, '9999');
+  assert.ok(d.nodes < 4000, `${d.nodes} nodes under #chat`);
+  const s = await snapshot();
+  assert.equal(s.state, 'settled');
+  assert.equal(s.followingTail, true);
+  assert.equal(s.fault, null);
+  assert.equal(await page.evaluate(() => document.getElementById('show_more_messages')), null);
+});
+
+test('scroll across the whole chat, jump with /chat-jump, back with "to the end": the DOM stays bounded', async () => {
+  const total = await page.evaluate(() => document.getElementById('chat').scrollHeight);
+  for (let y = total; y > 0; y -= 25000) {
+    await page.evaluate((top) => { document.getElementById('chat').scrollTop = top; }, y);
+    await frame();
+  }
+  await page.evaluate(() => { document.getElementById('chat').scrollTop = 0; });
+  await page.waitForFunction(() => globalThis.__tavernCoreExtension.managed.chat.host.snapshot().state === 'settled' &&
+    document.querySelector('#chat > .mes[mesid="0"]'));
+  assert.ok((await watched()).maxMes <= BOUND, `${(await watched()).maxMes} .mes at most`);
+  assert.equal((await snapshot()).fault, null);
+
+  await page.fill('#send_textarea', '/chat-jump 5000');
+  await page.press('#send_textarea', 'Enter');
+  await page.waitForFunction(() => {
+    const el = document.querySelector('#chat > .mes[mesid="5000"]');
+    if (!el) return false;
+    const r = el.getBoundingClientRect();
+    const c = document.getElementById('chat').getBoundingClientRect();
+    return r.bottom > c.top && r.top < c.bottom;
+  });
+  assert.ok((await domCount()).mes <= BOUND);
+  assert.equal((await snapshot()).followingTail, false);
+
+  await page.waitForSelector('#tavern-core-to-end', { state: 'visible' });
+  await page.click('#tavern-core-to-end');
+  await page.waitForFunction(() => globalThis.__tavernCoreExtension.managed.chat.host.snapshot().followingTail);
+  const d = await domCount();
+  assert.equal(d.last, '9999');
+  assert.ok(d.mes <= BOUND);
+  assert.ok((await watched()).maxMes <= BOUND);
+});
+
+test('send a message: the reply streams at the tail, visible mid-stream, and the view follows it', async () => {
+  const full = REPLY.join('');
+  await act('send', 'Hello from the managed test');
+  const n = await chatLength();
+  assert.equal(n, 10002);
+  const d = await domCount();
+  assert.equal(d.last, String(n - 1));
+  assert.equal(d.lastMes, String(n - 1));
+  assert.equal(await page.evaluate(() => document.querySelector('#chat > .mes.last_mes .mes_text').textContent.trim()), full);
+  assert.ok(d.mes <= BOUND);
+  const s = await snapshot();
+  assert.equal(s.followingTail, true);
+  assert.equal(s.fault, null);
+});
+
+test('a second reply is seen streaming: partial text in the tail while generating', async () => {
+  const full = REPLY.join('');
+  const seen = new Set();
+  await turn(page, async () => {
+    performed.push(['send', 'And another question']);
+    await send(page, 'And another question');
+    await page.waitForFunction((f) => {
+      const t = document.querySelector('#chat > .mes.last_mes .mes_text')?.textContent.trim() ?? '';
+      return document.body.dataset.generating === 'true' && t.startsWith('The keeper') && t !== f;
+    }, full, { timeout: 20000 });
+    seen.add(await page.evaluate(() => document.querySelector('#chat > .mes.last_mes .mes_text').textContent.trim()));
+    const visible = await page.evaluate(() => {
+      const el = document.querySelector('#chat > .mes.last_mes');
+      const r = el.getBoundingClientRect();
+      const c = document.getElementById('chat').getBoundingClientRect();
+      return r.bottom <= c.bottom + 2 && r.bottom > c.top;
+    });
+    assert.ok(visible, 'the streaming tail is in view');
+  });
+  assert.ok([...seen].every((t) => t !== full), 'a partial reply was on screen');
+  assert.equal((await snapshot()).followingTail, true);
+});
+
+test('edit a mounted message with SillyTavern\'s editor: held while open, re-rendered after', async () => {
+  const mesid = (await chatLength()) - 2;
+  await clickIn(page, mesid, '.mes_edit');
+  await page.waitForSelector('#curEditTextarea');
+  assert.equal((await snapshot()).held, true, 'the window is pinned while the editor is open (C96)');
+  await page.fill('#curEditTextarea', 'Edited with SillyTavern\'s own editor');
+  await clickIn(page, mesid, '.mes_edit_done');
+  performed.push(['edit', 1, 'Edited with SillyTavern\'s own editor']);
+  await page.waitForFunction((id) => !document.querySelector(`#chat .mes[mesid="${id}"] .edit_textarea`), mesid);
+  await page.waitForTimeout(1500);
+  assert.equal((await snapshot()).held, false);
+  assert.equal(await page.evaluate((id) => document.querySelector(`#chat > .mes[mesid="${id}"] .mes_text`).textContent.trim(), mesid),
+    'Edited with SillyTavern\'s own editor');
+  assert.equal((await snapshot()).fault, null);
+});
+
+test('swipe the last message with SillyTavern\'s arrows: a new swipe, then back', async () => {
+  await act('swipeRight');
+  const last = await page.evaluate(() => {
+    const m = globalThis.SillyTavern.getContext().chat.at(-1);
+    return { id: m.swipe_id, n: m.swipes.length, counter: document.querySelector('#chat .last_mes .swipes-counter').textContent.replace(/\u200b/g, '').trim() };
+  });
+  assert.deepEqual(last, { id: 1, n: 2, counter: '2/2' });
+  await act('swipeLeft');
+  const back = await page.evaluate(() => globalThis.SillyTavern.getContext().chat.at(-1).swipe_id);
+  assert.equal(back, 0);
+  assert.equal((await snapshot()).fault, null);
+});
+
+test('delete a mounted message with SillyTavern\'s controls', async () => {
+  const n = await chatLength();
+  await act('delete', 3);
+  assert.equal(await chatLength(), n - 1);
+  const d = await domCount();
+  assert.equal(d.last, String(n - 2));
+  assert.ok(d.mes <= BOUND);
+  // Every mounted root shows the message now at its mesid.
+  const mismatches = await page.evaluate(() => {
+    const chat = globalThis.SillyTavern.getContext().chat;
+    return [...document.querySelectorAll('#chat > .mes')].filter((el) => {
+      const m = chat[Number(el.getAttribute('mesid'))];
+      return el.querySelector('.ch_name .name_text').textContent !== m.name ||
+        el.getAttribute('is_user') !== String(m.is_user);
+    }).length;
+  });
+  assert.equal(mismatches, 0);
+  assert.equal((await snapshot()).fault, null);
+});
+
+test('switch chats and back; in the dense chat runtimes never exceed 8 live and revoked ones leave placeholders (C69, C70, C107)', async () => {
+  performed.push(['switchChats']);
+  await openChat(page, DENSE);
+  await page.waitForFunction(() => globalThis.__tavernCoreExtension.managed.chat.host.snapshot().state === 'settled');
+  assert.equal(await chatLength(), 2000);
+  await page.evaluate(() => { Object.assign(globalThis.__watch, { maxFrames: 0, placeholders: 0 }); });
+  for (let k = 0; k < 60; k++) {
+    await page.mouse.move(640, 400);
+    await page.mouse.wheel(0, -400);
+    await page.waitForTimeout(40);
+  }
+  await page.waitForTimeout(600);
+  const w = await watched();
+  assert.ok(w.maxFrames <= 8, `${w.maxFrames} live frames at once`);
+  assert.ok(w.maxFrames > 0, 'runtimes were granted');
+  assert.ok(w.placeholders > 0, 'a revoked runtime left a placeholder');
+  assert.ok(w.maxMes <= BOUND);
+  const stats = await page.evaluate(() => globalThis.htmlRuntimeExample.stats);
+  assert.ok(stats.maxLive <= 8 && stats.revokes > 0 && stats.abortedAtRevoke === stats.revokes, JSON.stringify(stats));
+  await openChat(page, LONG);
+  await page.waitForFunction(() => globalThis.__tavernCoreExtension.managed.chat.host.snapshot().state === 'settled');
+  const d = await domCount();
+  assert.equal(d.last, String((await chatLength()) - 1));
+  assert.ok(d.mes <= BOUND);
+  assert.equal((await snapshot()).fault, null);
+});
+
+test('no page errors', () => {
+  assert.deepEqual(errors.map((e) => e.message), []);
+});
+
+// Wall-clock fields differ between any two runs; everything else must not.
+const TIME_KEYS = new Set(['send_date', 'gen_started', 'gen_finished', 'time_to_first_token', 'reasoning_duration']);
+function normalised(text) {
+  return text.split('\n').map((line) => JSON.stringify(JSON.parse(line), (k, v) => (TIME_KEYS.has(k) ? '<time>' : v)));
+}
+
+test('the chat file on disk is exactly what vanilla SillyTavern writes for the same actions', async () => {
+  await page.waitForTimeout(1500);
+  const managedLong = chatText(st, LONG);
+  const managedDense = chatText(st, DENSE);
+  assert.ok(performed.length >= 6, JSON.stringify(performed));
+  // The actions did write: two turns (4 messages) less one deletion, the edit, the swipes.
+  const lines = managedLong.split('\n');
+  assert.equal(lines.length, 1 + 10000 + 4 - 1);
+  assert.ok(lines.some((l) => JSON.parse(l).mes === 'Edited with SillyTavern\'s own editor'));
+  assert.equal(JSON.parse(lines.at(-1)).swipes.length, 2);
+  const vanilla = await startServer({ managed: false });
+  vanilla.chatName = LONG;
+  const b = await launchChromium();
+  try {
+    const v = await openSillyTavern(vanilla, { context: b.context });
+    for (const [name, ...args] of performed) await ACTIONS[name](v.page, ...args);
+    await waitIdle(v.page);
+    await v.page.waitForTimeout(1500);
+    const vanillaLong = chatText(vanilla, LONG);
+    const a = normalised(managedLong);
+    const z = normalised(vanillaLong);
+    assert.equal(a.length, z.length, 'same number of lines');
+    for (let i = 0; i < z.length; i++) assert.equal(a[i], z[i], `line ${i + 1}`);
+    assert.deepEqual(normalised(managedDense), normalised(chatText(vanilla, DENSE)));
+  } finally {
+    await b.close();
+    await vanilla.stop();
+  }
+});
