@@ -333,9 +333,18 @@ test('no page errors', () => {
 });
 
 // Wall-clock fields differ between any two runs; everything else must not.
+// The header's chat_metadata keys are compared in sorted order: SillyTavern
+// adds them as its features first touch the chat (timedWorldInfo at the
+// first world-info scan, tainted at the first send), so their order depends
+// on timing between any two runs, vanilla or not.
 const TIME_KEYS = new Set(['send_date', 'gen_started', 'gen_finished', 'time_to_first_token', 'reasoning_duration']);
+const sortKeys = (o) => Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k]]));
 function normalised(text) {
-  return text.split('\n').map((line) => JSON.stringify(JSON.parse(line), (k, v) => (TIME_KEYS.has(k) ? '<time>' : v)));
+  return text.split('\n').map((line, i) => JSON.stringify(JSON.parse(line), (k, v) => {
+    if (TIME_KEYS.has(k)) return '<time>';
+    if (i === 0 && k === 'chat_metadata') return sortKeys(v);
+    return v;
+  }));
 }
 
 test('the chat file on disk is exactly what vanilla SillyTavern writes for the same actions', async () => {
