@@ -16,7 +16,7 @@ export function browserAvailable() {
   return false;
 }
 
-export async function openDemo(t, { dataDir } = {}) {
+export async function openDemo(t, { dataDir, viewport } = {}) {
   const { chromium } = await import('playwright-core');
   const { server, url } = await startDemoServer({ port: 0, dataDir: dataDir ?? mkdtempSync(join(tmpdir(), 'tavern-demo-')) });
   const profile = mkdtempSync(join(tmpdir(), 'tavern-e2e-'));
@@ -34,10 +34,11 @@ export async function openDemo(t, { dataDir } = {}) {
     rmSync(profile, { recursive: true, force: true });
   });
   const page = context.pages()[0] ?? await context.newPage();
+  if (viewport) await page.setViewportSize(viewport);
   const errors = [];
   page.on('pageerror', (e) => errors.push(e));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(new Error(m.text())); });
-  return { page, url, errors };
+  return { page, url, errors, server, context };
 }
 
 export async function screenshot(page, name) {
