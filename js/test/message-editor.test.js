@@ -119,3 +119,59 @@ test('version skew disables every control (C69)', async (t) => {
   const r = await notFound.edit(2, 'x');
   assert.equal(r.error.code, 'version-skew');
 });
+
+// A host like DeepSeek Harness: rows are tagged after the host inserted
+// them, a reply's action bar sits in a separate element tagged
+// data-seq-part, and rows without controls get no element of ours (S95, S96,
+// S98).
+test('rows tagged late, row parts, and no empty action bars (S95, S96, S98)', async (t) => {
+  const { session, root, fetch } = setup(t);
+  root.replaceChildren();
+  const make = (kind, text, actions) => {
+    const row = document.createElement('article');
+    row.className = kind;
+    const body = document.createElement('div');
+    body.textContent = text;
+    row.append(body);
+    if (actions) {
+      const bar = document.createElement('div');
+      bar.className = 'host-actions';
+      row.append(bar);
+    }
+    root.append(row);
+    return row;
+  };
+  const u2 = make('user', 'q2\nmore', true);
+  const tool = make('tool', 'out', false);
+  const a3 = make('assistant', 'r2', false);
+  const tail = make('tail', '', true);
+  const editor = await mountMessageEditor(root, { sessionId: 'sF', baseURL: ORIGIN, fetch });
+  t.after(() => editor.destroy());
+  await editor.whenIdle();
+  assert.equal(root.querySelector('[data-tc-me]'), null, 'untagged rows are the host\'s');
+
+  // Tag the rows the way the harness adapter does, after insertion.
+  u2.dataset.seq = '15';
+  u2.firstChild.dataset.part = 'body';
+  u2.lastChild.dataset.part = 'actions';
+  tool.dataset.seq = '8';
+  a3.dataset.seq = '17';
+  tail.dataset.seqPart = '17';
+  tail.lastChild.dataset.part = 'actions';
+  await new Promise((r) => setTimeout(r, 0));
+  await editor.whenIdle();
+  assert.ok(u2.querySelector('.host-actions .tc-me-pencil'), 'pencil in the host bar once tagged');
+  assert.ok(tail.querySelector('.host-actions .tc-me-regenerate'), 'the reply\'s button sits in its part\'s bar');
+  assert.equal(a3.querySelector('[data-tc-me]'), null);
+  assert.equal(tool.querySelector('[data-tc-me]'), null, 'no empty action bar on a row without controls');
+
+  // Regenerating the turn hides the reply together with its part.
+  tail.querySelector('.tc-me-regenerate').click();
+  await editor.whenIdle();
+  assert.equal(session.length, 21);
+  assert.equal(a3.style.display, 'none');
+  assert.equal(tail.style.display, 'none');
+  assert.equal(u2.style.display, '');
+  editor.destroy();
+  assert.equal(tail.style.display, '', 'destroy restores the parts');
+});

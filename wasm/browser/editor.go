@@ -22,9 +22,14 @@ import (
 // Host contract: every transcript row is an element inside the mount root
 // with data-seq="{seq}" (the original event's seq), holding its text in a
 // [data-part=body] child and its action bar in a [data-part=actions] child
-// (created when missing). The widget owns only elements carrying
-// data-tc-me; it hides the host's body of user rows and draws the live
-// revision beside it, and hides rows in hiddenSeqs.
+// (created when a control needs one). A host that draws one row as several
+// elements (DeepSeek Harness puts a reply's copy/branch/like bar in a
+// separate turn-tail element) marks the others data-seq-part="{seq}": they
+// are hidden with the row, and an action bar inside them counts as the
+// row's. The widget owns only elements carrying data-tc-me; it hides the
+// host's body of user rows and draws the live revision beside it, and hides
+// rows in hiddenSeqs. Rows may be tagged after they are inserted: the
+// data-seq/data-seq-part attributes are observed too.
 //
 // Events are delegated: one click, keydown and input listener on the root,
 // elements carry data-tc-action/data-tc-seq, so nothing is allocated per row.
@@ -71,7 +76,8 @@ type editorMount struct {
 }
 
 type rowDOM struct {
-	el       js.Value // the host's row element this was drawn into
+	el       js.Value   // the host's row element this was drawn into
+	parts    []js.Value // its data-seq-part elements, in document order
 	key      string
 	owned    []*elem
 	body     *elem // the host's body we hid, if any
@@ -98,7 +104,8 @@ func (e *editorEdge) mount(args []js.Value) any {
 	}, nil)
 	m.funcs = append(m.funcs, obs)
 	m.observer = js.Global().Get("MutationObserver").New(obs)
-	m.observer.Call("observe", m.root.Underlying(), map[string]any{"childList": true, "subtree": true})
+	m.observer.Call("observe", m.root.Underlying(), map[string]any{"childList": true, "subtree": true,
+		"attributes": true, "attributeFilter": []any{"data-seq", "data-seq-part"}})
 
 	h := js.Global().Get("Object").New()
 	add := func(name string, f func(args []js.Value) any) {
@@ -200,8 +207,8 @@ func (m *editorMount) do(reqs []msgeditor.Request) {
 
 func (m *editorMount) signature() string {
 	s := ""
-	for _, el := range queryAll(m.root, "[data-seq]") {
-		s += el.GetAttribute("data-seq") + ","
+	for _, el := range queryAll(m.root, "[data-seq],[data-seq-part]") {
+		s += el.GetAttribute("data-seq") + "/" + el.GetAttribute("data-seq-part") + ","
 	}
 	return s
 }
@@ -322,14 +329,20 @@ func (m *editorMount) render() {
 		return
 	}
 	m.renderBanner()
+	parts := map[int][]js.Value{}
+	for _, el := range queryAll(m.root, "[data-seq-part]") {
+		if seq, err := strconv.Atoi(el.GetAttribute("data-seq-part")); err == nil {
+			parts[seq] = append(parts[seq], el.Underlying())
+		}
+	}
 	seen := map[int]bool{}
 	for _, el := range queryAll(m.root, "[data-seq]") {
 		seq, err := strconv.Atoi(el.GetAttribute("data-seq"))
-		if err != nil {
-			continue
+		if err != nil || seen[seq] {
+			continue // one element per row; later duplicates are ignored
 		}
 		seen[seq] = true
-		m.renderRow(seq, el)
+		m.renderRow(seq, el, parts[seq])
 	}
 	for seq, r := range m.rows {
 		if !seen[seq] {
@@ -395,14 +408,43 @@ func (m *editorMount) clearRow(r *rowDOM) {
 		r.body.Style().RemoveProperty("display")
 		r.body = nil
 	}
-	if r.el.Truthy() {
-		r.el.Get("style").Call("removeProperty", "display")
-		r.el.Call("removeAttribute", "data-tc-hidden")
+	for _, el := range append([]js.Value{r.el}, r.parts...) {
+		if el.Truthy() && el.Call("hasAttribute", "data-tc-hidden").Bool() {
+			el.Get("style").Call("removeProperty", "display")
+			el.Call("removeAttribute", "data-tc-hidden")
+		}
 	}
 	r.textarea = nil
 }
 
-func (m *editorMount) renderRow(seq int, el *elem) {
+// sameElements reports whether a and b hold the same elements in order.
+func sameElements(a, b []js.Value) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !a[i].Equal(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// rowActions finds the host's action bar of a row: inside the row, else
+// inside one of its parts.
+func rowActions(el *elem, parts []js.Value) *elem {
+	if a := query(el, "[data-part=actions]"); a != nil {
+		return a
+	}
+	for _, p := range parts {
+		if a := query(wrapEl(p), "[data-part=actions]"); a != nil {
+			return a
+		}
+	}
+	return nil
+}
+
+func (m *editorMount) renderRow(seq int, el *elem, parts []js.Value) {
 	v := m.w.Row(seq)
 	r := m.rows[seq]
 	if r == nil {
@@ -410,9 +452,13 @@ func (m *editorMount) renderRow(seq int, el *elem) {
 		m.rows[seq] = r
 	}
 	key := viewKey(v)
-	intact := r.el.Truthy() && r.el.Equal(el.Underlying())
+	intact := r.el.Truthy() && r.el.Equal(el.Underlying()) && sameElements(r.parts, parts)
 	for _, o := range r.owned {
-		intact = intact && el.Contains(o)
+		in := el.Contains(o)
+		for _, p := range parts {
+			in = in || wrapEl(p).Contains(o)
+		}
+		intact = intact && in
 	}
 	if intact && key == r.key {
 		return
@@ -422,18 +468,29 @@ func (m *editorMount) renderRow(seq int, el *elem) {
 		keep = nil
 	}
 	m.clearRow(r)
-	r.el, r.key = el.Underlying(), key
+	r.el, r.parts, r.key = el.Underlying(), parts, key
 
 	if v.Hidden {
-		el.SetAttribute("data-tc-hidden", "")
-		el.Style().SetProperty("display", "none", "important")
+		for _, h := range append([]js.Value{el.Underlying()}, parts...) {
+			h.Call("setAttribute", "data-tc-hidden", "")
+			h.Get("style").Call("setProperty", "display", "none", "important")
+		}
 		return
 	}
-	actions := query(el, "[data-part=actions]")
-	if actions == nil {
-		actions = m.el("div", "tc-me-actions")
-		el.AppendChild(actions)
-		r.owned = append(r.owned, actions)
+	// The host's action bar, or one of ours made when a control needs it:
+	// a row without controls gets no empty element.
+	hostActions := rowActions(el, parts)
+	var actions *elem
+	bar := func() *elem {
+		if actions == nil {
+			actions = hostActions
+			if actions == nil {
+				actions = m.el("div", "tc-me-actions")
+				el.AppendChild(actions)
+				r.owned = append(r.owned, actions)
+			}
+		}
+		return actions
 	}
 	add := func(parent *elem, child *elem) {
 		parent.AppendChild(child)
@@ -474,25 +531,25 @@ func (m *editorMount) renderRow(seq int, el *elem) {
 			if v.Edited {
 				b := m.el("span", "tc-me-badge")
 				b.SetTextContent("edited")
-				add(actions, b)
+				add(bar(), b)
 			}
 			if v.Undo {
 				u := m.button("tc-me-act tc-me-undo", "undo", seq, "Undo")
 				u.SetAttribute("title", "Undo the edit: restore the original text")
 				setDisabled(u, v.Busy || v.Disabled)
-				add(actions, u)
+				add(bar(), u)
 			}
 			if v.Pencil {
 				p := m.iconButton("tc-me-act tc-me-pencil", "open", seq, iconPencil, "Edit message")
 				setDisabled(p, v.Busy || v.Disabled)
-				add(actions, p)
+				add(bar(), p)
 			}
 		}
 	case msgeditor.AssistantRowKind:
 		if v.Regenerate {
 			b := m.iconButton("tc-me-act tc-me-regenerate", "regenerate", seq, iconRegen, "Regenerate this turn")
 			setDisabled(b, v.Busy || v.Disabled)
-			add(actions, b)
+			add(bar(), b)
 		}
 	}
 	if !v.Editing {
