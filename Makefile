@@ -12,7 +12,7 @@ GO_SOURCES := $(shell find . -name '*.go' -not -path './js/node_modules/*') go.m
 # instead of segfaulting Node (TOOLCHAIN.md).
 STACK := ulimit -s 65536 2>/dev/null || ulimit -s unlimited 2>/dev/null || true
 
-.PHONY: pack all build wasm host-wasm node_modules test test-go test-wasm test-domjs test-js test-e2e test-sillytavern test-sillytavern-if-present sillytavern vet bench size demo fuzz clean
+.PHONY: pack all build wasm host-wasm dsh-plugin node_modules test test-go test-wasm test-domjs test-js test-e2e test-sillytavern test-sillytavern-if-present sillytavern test-dsh vet bench size demo fuzz clean
 
 all: build
 
@@ -31,6 +31,16 @@ $(HOST_WASM): $(GO_SOURCES)
 
 $(JS)/wasm_exec.js: $(GOROOT)/lib/wasm/wasm_exec.js
 	cp $< $@
+
+# The DeepSeek Harness plugin package (dsh-plugin/): host half, browser half
+# and the tavern-core runtime they load, ready for `dsh plugin add`.
+DSH_PLUGIN := dist/dsh-plugin
+dsh-plugin: wasm host-wasm
+	rm -rf $(DSH_PLUGIN)
+	mkdir -p $(DSH_PLUGIN)/lib
+	cp dsh-plugin/package.json dsh-plugin/cordis.patch.yml dsh-plugin/host.js dsh-plugin/client.js \
+		dsh-plugin/browser.js dsh-plugin/README.md LICENSE $(DSH_PLUGIN)/
+	cp $(JS)/*.js $(WASM) $(HOST_WASM) $(JS)/package.json $(DSH_PLUGIN)/lib/
 
 node_modules: $(JS)/node_modules/.package-lock.json
 
@@ -120,10 +130,17 @@ else
 	@$(MAKE) --no-print-directory test-sillytavern
 endif
 
+# The plugin inside the real DeepSeek Harness (js/e2e/dsh/): the harness is
+# built once from ../shared/vendor into a cache keyed by the tarball's
+# sha256, then its own web UI is driven in Chromium. Without the tarball it
+# is skipped with one line; DSH_E2E=required (CI) makes that an error.
+test-dsh: dsh-plugin node_modules
+	$(STACK); NODE_TEST="$(NODE_TEST)" js/e2e/dsh/run.sh
+
 # 1–4 of DESIGN's test list; the browser part needs Debian's chromium
 # (E2E=required turns its absence into a failure, as CI does), the
-# real-frontend part the SillyTavern tarball.
-test: vet test-go test-wasm test-domjs test-js test-e2e test-sillytavern-if-present
+# real-frontend parts the SillyTavern and DeepSeek Harness tarballs.
+test: vet test-go test-wasm test-domjs test-js test-e2e test-sillytavern-if-present test-dsh
 
 bench: wasm host-wasm node_modules
 	$(STACK); cd $(JS) && node --expose-gc bench/run.js

@@ -1,0 +1,223 @@
+// The browser half's module: mounts tavern-core's message editor widget on
+// DeepSeek Harness's own transcript. The widget (Go, msgeditor) decides
+// everything; this file only tells it which harness element is which row.
+//
+// The harness draws its chat as flow items ([data-chat-flow-key]) inside a
+// column ([data-chat-flow]), keyed by its conversation nodes. The current
+// session's node store (ctx.sessions.binding(id).session, the face the
+// harness gives feature packages) maps each key to the event behind it; the
+// adapter writes that seq on the element in the widget's host contract
+// (data-seq, data-seq-part, data-part=body/actions; js/message-editor.d.ts):
+//
+//   user, steering, context  → data-seq = the message's event seq
+//   assistant-step           → data-seq = its assistant/message seq
+//   tool                     → data-seq = its tool/result seq
+//   turn-tail                → data-seq-part = the turn's closing reply
+//                              (its copy/branch/like bar takes the regenerate
+//                              button, and it hides with that reply)
+//
+// Tagging runs once per animation frame after the session list, the node
+// store or the DOM changed. The widget's buttons adopt the harness's own
+// action-button classes, so they share that bar's geometry and hover (S95).
+import { mountMessageEditor } from './lib/message-editor.js';
+
+const STYLE_ID = 'tavern-core-message-editor-style';
+/** The mounted editor of the current session, for scripts and tests. */
+export const HANDLE_GLOBAL = 'tavernCoreMessageEditor';
+
+const isSeq = (v) => Number.isSafeInteger(v) && v >= 0;
+
+/** Where one harness node lands in the widget's host contract. */
+export function rowTag(node) {
+  const d = node?.data;
+  switch (node?.kind) {
+    case 'user':
+    case 'steering':
+      return { seq: d?.seq, body: true, actions: true };
+    case 'context':
+      return { seq: d?.seq };
+    case 'assistant-step':
+      return { seq: d?.finalNode?.seq };
+    case 'tool':
+      return { seq: d?.root?.kind === 'tool-result' ? d.root.seq : undefined };
+    case 'turn-tail':
+      return { part: d?.closing?.finalNode?.seq, actions: true };
+  }
+  return {};
+}
+
+function setAttr(el, name, value) {
+  if (value === undefined) {
+    if (el.hasAttribute(name)) el.removeAttribute(name);
+  } else if (el.getAttribute(name) !== value) {
+    el.setAttribute(name, value);
+  }
+}
+
+// The harness styles with CSS modules ("<hash>_bubble", "<hash>_actions"):
+// the stable half of the class name finds the part.
+const BUBBLE = '[class*="_bubble"]';
+const ACTIONS = '[class*="_actions"]';
+
+function markPart(el, selector, part) {
+  const found = el.querySelector(selector);
+  for (const old of el.querySelectorAll(`[data-part="${part}"]`)) if (old !== found) old.removeAttribute('data-part');
+  if (found) setAttr(found, 'data-part', part);
+}
+
+/** Tag every flow item under root from the session's node store. */
+export function tagRows(root, snapshot) {
+  const nodes = snapshot?.chat?.nodes;
+  for (const el of root.querySelectorAll('[data-chat-flow-key]')) {
+    const t = rowTag(nodes?.get(el.getAttribute('data-chat-flow-key')));
+    setAttr(el, 'data-seq', isSeq(t.seq) ? String(t.seq) : undefined);
+    setAttr(el, 'data-seq-part', isSeq(t.part) ? String(t.part) : undefined);
+    if (t.body) markPart(el, BUBBLE, 'body');
+    if (t.actions) markPart(el, ACTIONS, 'actions');
+  }
+}
+
+function addClasses(el, from) {
+  if (el.hasAttribute('data-tc-adopted') || !from) return;
+  for (const c of from.classList) el.classList.add(c);
+  el.setAttribute('data-tc-adopted', '');
+}
+
+/** Give the widget's elements the harness's own look where it has one. */
+export function adoptHostLook(root) {
+  for (const bar of root.querySelectorAll('[data-part=actions]')) {
+    const native = bar.querySelector('button:not([data-tc-me])');
+    for (const b of bar.querySelectorAll('button.tc-me-act')) addClasses(b, native);
+  }
+  for (const body of root.querySelectorAll('[data-part=body]')) {
+    const view = body.previousElementSibling;
+    if (view?.classList.contains('tc-me-body')) {
+      addClasses(view, body);
+      const text = view.querySelector('.tc-me-text');
+      if (text) addClasses(text, body.firstElementChild);
+    }
+  }
+}
+
+const CSS = `
+.tc-me-badge{font-size:12px;opacity:.7;padding:0 4px;align-self:center}
+.tc-me-undo{font-size:12px}
+.tc-me-card{border:1px solid color-mix(in srgb,currentColor 22%,transparent);border-radius:12px;padding:10px;
+  background:var(--color-bg-layer-1,Canvas);color:inherit;display:flex;flex-direction:column;gap:8px;min-width:min(36rem,70vw)}
+.tc-me-input{font:inherit;color:inherit;background:transparent;border:0;outline:0;resize:vertical;width:100%;min-height:3.5em}
+.tc-me-buttons{display:flex;gap:8px;justify-content:flex-end}
+.tc-me-pill{font:inherit;font-size:13px;border-radius:999px;padding:4px 14px;cursor:pointer;
+  border:1px solid color-mix(in srgb,currentColor 25%,transparent);background:transparent;color:inherit}
+.tc-me-save{color:Canvas;background:CanvasText;border-color:CanvasText}
+.tc-me-pill:disabled{opacity:.5;cursor:default}
+.tc-me-chips{display:flex;flex-wrap:wrap;gap:6px}
+.tc-me-chip{font-size:12px;border-radius:6px;padding:2px 8px;border:1px solid color-mix(in srgb,currentColor 25%,transparent);background:transparent;color:inherit}
+button.tc-me-chip{cursor:pointer}
+.tc-me-chip.tc-me-marked{text-decoration:line-through;opacity:.6}
+.tc-me-error{color:#c62828;font-size:13px}
+.tc-me-note{font-size:12px;opacity:.7}
+.tc-me-banner{font-size:13px;padding:6px 12px;margin:6px auto;max-width:48rem;border-radius:8px;
+  background:color-mix(in srgb,#c62828 10%,transparent)}
+`;
+
+function installStyle(doc) {
+  if (doc.getElementById(STYLE_ID)) return;
+  const style = doc.createElement('style');
+  style.id = STYLE_ID;
+  style.textContent = CSS;
+  doc.head.append(style);
+}
+
+/**
+ * Start the adapter. `sessions` is the harness's client ctx.sessions face;
+ * `boot` the host half's index global ({token, authHeader, ...}). Returns
+ * {stop}.
+ */
+export function start({ sessions, boot, document: doc = globalThis.document }) {
+  const authFetch = (url, init = {}) => {
+    const headers = new Headers(init.headers);
+    headers.set(boot.authHeader, boot.token);
+    return fetch(url, { ...init, headers });
+  };
+  let stopped = false;
+  let scheduled = false;
+  let sessionId;
+  let root = null;
+  let face;
+  let unsubscribeFace = () => {};
+  let editor;
+  let generation = 0;
+
+  const schedule = () => {
+    if (scheduled || stopped) return;
+    scheduled = true;
+    requestAnimationFrame(() => {
+      scheduled = false;
+      try {
+        sync();
+      } catch (err) {
+        console.error('tavern-core message editor:', err);
+      }
+    });
+  };
+
+  function unmount() {
+    generation++;
+    if (editor) {
+      editor.destroy();
+      editor = undefined;
+    }
+    if (globalThis[HANDLE_GLOBAL]) delete globalThis[HANDLE_GLOBAL];
+  }
+
+  function remount(id, nextRoot) {
+    unmount();
+    unsubscribeFace();
+    unsubscribeFace = () => {};
+    sessionId = id;
+    root = nextRoot;
+    face = id === undefined ? undefined : sessions.binding(id)?.session;
+    if (face) unsubscribeFace = face.subscribe(schedule);
+    if (!face || !root) return;
+    tagRows(root, face.getSnapshot());
+    const mine = generation;
+    mountMessageEditor(root, { sessionId: id, baseURL: globalThis.location.origin, fetch: authFetch })
+      .then((e) => {
+        if (stopped || mine !== generation) {
+          e.destroy();
+          return;
+        }
+        editor = e;
+        globalThis[HANDLE_GLOBAL] = e;
+      })
+      .catch((err) => console.error('tavern-core message editor: could not mount', err));
+  }
+
+  function sync() {
+    if (stopped) return;
+    const id = sessions.list.getSnapshot()?.current;
+    const nextRoot = doc.querySelector('[data-chat-flow]');
+    const nextFace = id === undefined ? undefined : sessions.binding(id)?.session;
+    if (id !== sessionId || nextRoot !== root || nextFace !== face) remount(id, nextRoot);
+    if (!root || !face) return;
+    tagRows(root, face.getSnapshot());
+    adoptHostLook(root);
+  }
+
+  installStyle(doc);
+  const unsubscribeList = sessions.list.subscribe(schedule);
+  const observer = new MutationObserver(schedule);
+  observer.observe(doc.body, { childList: true, subtree: true });
+  schedule();
+
+  return {
+    stop() {
+      stopped = true;
+      observer.disconnect();
+      unsubscribeList();
+      unsubscribeFace();
+      unmount();
+      doc.getElementById(STYLE_ID)?.remove();
+    },
+  };
+}
