@@ -83,11 +83,24 @@ function addClasses(el, from) {
   el.setAttribute('data-tc-adopted', '');
 }
 
-/** Give the widget's elements the harness's own look where it has one. */
+/**
+ * Give the widget's elements the harness's own look where it has one: its
+ * action-button classes, and a place right after the harness's own buttons
+ * (before the bar's trailing time stamp), next to copy / branch / like.
+ */
 export function adoptHostLook(root) {
   for (const bar of root.querySelectorAll('[data-part=actions]')) {
-    const native = bar.querySelector('button:not([data-tc-me])');
-    for (const b of bar.querySelectorAll('button.tc-me-act')) addClasses(b, native);
+    const natives = bar.querySelectorAll('button:not([data-tc-me])');
+    for (const b of bar.querySelectorAll('button.tc-me-act')) addClasses(b, natives[0]);
+    let anchor = natives[natives.length - 1];
+    while (anchor && anchor.parentElement !== bar) anchor = anchor.parentElement;
+    if (!anchor) continue;
+    const ours = [...bar.children].filter((c) => c.hasAttribute('data-tc-me'));
+    let at = anchor;
+    for (const el of ours) {
+      if (at.nextElementSibling !== el) at.after(el);
+      at = el;
+    }
   }
   for (const body of root.querySelectorAll('[data-part=body]')) {
     const view = body.previousElementSibling;
@@ -147,6 +160,7 @@ export function start({ sessions, boot, document: doc = globalThis.document }) {
   let unsubscribeFace = () => {};
   let editor;
   let generation = 0;
+  let observed; // the agent's status and the flow's row keys at the last sync
 
   const schedule = () => {
     if (scheduled || stopped) return;
@@ -172,6 +186,7 @@ export function start({ sessions, boot, document: doc = globalThis.document }) {
 
   function remount(id, nextRoot) {
     unmount();
+    observed = undefined;
     unsubscribeFace();
     unsubscribeFace = () => {};
     sessionId = id;
@@ -200,8 +215,17 @@ export function start({ sessions, boot, document: doc = globalThis.document }) {
     const nextFace = id === undefined ? undefined : sessions.binding(id)?.session;
     if (id !== sessionId || nextRoot !== root || nextFace !== face) remount(id, nextRoot);
     if (!root || !face) return;
-    tagRows(root, face.getSnapshot());
+    const snapshot = face.getSnapshot();
+    tagRows(root, snapshot);
     adoptHostLook(root);
+    // The agent went idle or started, or a row the widget does not tag
+    // arrived (a compaction, a command): what may be edited or regenerated
+    // may have changed without the tagged rows changing, so the widget reads
+    // the route's state again (S98).
+    const keys = [...root.querySelectorAll('[data-chat-flow-key]')].map((el) => el.getAttribute('data-chat-flow-key')).join('\n');
+    const seen = `${snapshot?.running}|${keys}`;
+    if (editor && observed !== undefined && seen !== observed) editor.refresh();
+    observed = seen;
   }
 
   installStyle(doc);

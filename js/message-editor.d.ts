@@ -37,6 +37,9 @@ export interface MessageEditor {
  * Mount the editor over a host-rendered transcript. Each row is an element
  * inside `root` with `data-seq="{seq}"` (its original event's seq), a
  * `[data-part=body]` child (hidden and redrawn from the overlay for user
- * rows) and a `[data-part=actions]` action bar (created when missing).
+ * rows) and a `[data-part=actions]` action bar (created when a control
+ * needs one). A row drawn as several elements marks the others
+ * `data-seq-part="{seq}"`: they hide with the row, and an action bar inside
+ * them counts as the row's. Rows may be tagged after they were inserted.
  */
 export function mountMessageEditor(root: Element, options: MountMessageEditorOptions): Promise<MessageEditor>;

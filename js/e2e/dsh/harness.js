@@ -77,7 +77,7 @@ export async function startMockModel() {
 /**
  * A recording gate in front of the mock model: every request body is kept
  * (the model's view of the conversation, i.e. the harness's own fold), and
- * while hold() is on, conversation requests wait for release() — a busy
+ * while hold() is on, chat requests wait for release() — a busy
  * agent and an open compaction without timing tricks. Title requests pass.
  */
 export async function startGate(target) {
@@ -93,10 +93,11 @@ export async function startGate(target) {
       const raw = Buffer.concat(chunks);
       let body;
       try { body = JSON.parse(raw.toString('utf8')); } catch { body = undefined; }
+      const chat = req.url.endsWith('/chat/completions');
       const title = JSON.stringify(body?.messages ?? '').includes('Create a concise title');
-      const record = { path: req.url, body, title, held: false };
+      const record = { path: req.url, body, chat, title, held: false };
       requests.push(record);
-      if (holding && !title) {
+      if (holding && chat && !title) {
         record.held = true;
         notify();
         await new Promise((resolve) => held.push(resolve));
@@ -127,8 +128,8 @@ export async function startGate(target) {
   return {
     url,
     requests,
-    /** Conversation requests (not the title generator's). */
-    conversation: () => requests.filter((r) => !r.title),
+    /** The conversation's chat requests (not the title generator's, not file uploads). */
+    conversation: () => requests.filter((r) => r.chat && !r.title),
     hold() { holding = true; },
     release() { holding = false; for (const r of held.splice(0)) r(); },
     waitHeld: () => until(() => held.length > 0, 'a held model request'),
@@ -164,8 +165,11 @@ export async function startHarness({ home, cwd }, modelURL) {
   return { url: m[1], pid: p.child.pid, stop: () => p.stop(), output: p.output };
 }
 
-/** The one session's log file under DSH_HOME (zstd frames by default). */
-export function sessionFile({ home }) {
+/**
+ * A session's log file under DSH_HOME (zstd frames by default): the one
+ * with the given id, or the only one there is.
+ */
+export function sessionFile({ home }, id) {
   const root = join(home, 'sessions');
   const files = [];
   const walk = (d) => {
@@ -176,13 +180,14 @@ export function sessionFile({ home }) {
     }
   };
   if (existsSync(root)) walk(root);
-  if (files.length !== 1) throw new Error(`expected one session log under ${root}, found ${files.length}`);
-  return files[0];
+  const picked = id === undefined ? files : files.filter((f) => f.split('/').at(-2) === id);
+  if (picked.length !== 1) throw new Error(`expected one session log${id ? ` for ${id}` : ''} under ${root}, found ${picked.length}: ${files.join(', ')}`);
+  return picked[0];
 }
 
 /** The log as records: decompressed with the harness's Node 24 (zlib zstd). */
-export function readLog(paths) {
-  const file = sessionFile(paths);
+export function readLog(paths, id) {
+  const file = sessionFile(paths, id);
   const r = spawnSync(NODE24, ['-e', `const z=require('zlib');const b=require('fs').readFileSync(process.argv[1]);
 process.stdout.write(process.argv[1].endsWith('.zstd')?z.zstdDecompressSync(b):b)`, file], { encoding: 'utf8', maxBuffer: 1 << 28 });
   if (r.status !== 0) throw new Error(r.stderr);

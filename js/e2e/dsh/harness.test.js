@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CHROMIUM, browserAvailable, screenshot } from '../browser.js';
@@ -26,8 +27,12 @@ async function openUI(context, url) {
   page.on('console', (m) => { if (m.type() === 'error') errors.push(new Error(m.text())); });
   await page.goto(url);
   await page.waitForSelector('textarea', { timeout: 60_000 });
+  // A fresh DSH_HOME greets with a notice once; it may render after the composer.
   const notice = page.getByRole('button', { name: 'Continue' });
-  if (await notice.count()) await notice.click();
+  if (await notice.waitFor({ timeout: 5_000 }).then(() => true, () => false)) {
+    await notice.click();
+    await notice.waitFor({ state: 'detached' });
+  }
   assert.equal(await page.getByText('Failed to load plugins').count(), 0);
   return { page, errors };
 }
@@ -111,13 +116,16 @@ test('the message editor in DeepSeek Harness: edit, attachments, undo, regenerat
   t.after(async () => { await context.close(); rmSync(profile, { recursive: true, force: true }); });
 
   let { page, errors } = await openUI(context, harness.url);
+  let sessionId;
   // Each step leaves a screenshot in artifacts/ when it fails.
-  let shots = 0;
-  const step = (name, fn) => t.test(name, async () => {
+  // The steps build on each other: after a failure the rest are skipped.
+  let failed = false;
+  const step = (name, fn) => t.test(name, { skip: failed && 'an earlier step failed' }, async () => {
     try {
       await fn();
     } catch (err) {
-      await screenshot(page, `dsh-failed-${++shots}`).catch(() => {});
+      failed = true;
+      await screenshot(page, 'dsh-failed').catch(() => {});
       throw err;
     }
   });
@@ -130,10 +138,201 @@ test('the message editor in DeepSeek Harness: edit, attachments, undo, regenerat
     await send(page, 'first message', 1);
     await send(page, 'second message', 2);
     await page.locator(`${FLOW} .tc-me-pencil`).nth(1).waitFor({ state: 'attached', timeout: 30_000 });
+    // The button follows the agent going idle after the turn's last row.
+    await page.locator(`${FLOW} .tc-me-regenerate`).first().waitFor({ state: 'attached', timeout: 30_000 });
     assert.equal(await page.locator(`${FLOW} .tc-me-pencil`).count(), 2, 'a pencil on each user row');
     assert.equal(await page.locator(`${FLOW} .tc-me-regenerate`).count(), 1, 'regenerate only on the last reply');
     assert.equal(await page.locator('[data-chat-flow-key="9:turn-tail2"] .tc-me-regenerate').count(), 1, 'in the copy/branch/like bar');
     const log = readLog(paths);
+    sessionId = log.header.id;
     assert.equal(log.header.version, 0, 'DeepSeek Harness 0.1.1 writes format v0');
+    assert.deepEqual(await userRow(page, 0).locator('.tc-me-chip').allTextContents(), ['pixel.png']);
+  });
+
+  // The original events the rows stand for.
+  const originals = () => {
+    const log = readLog(paths, sessionId);
+    const users = log.records.filter((r) => r.type === 'user/message' && r.surfaceOp === 'append' && r.data.source.kind === 'user');
+    const replies = log.records.filter((r) => r.type === 'assistant/message' && r.surfaceOp === 'append');
+    return { log, first: users[0], second: users[1], replies };
+  };
+  const textOf = (content) => content.filter((b) => b.type === 'text').map((b) => b.text).join('\n');
+
+  await step('cold edit of the first message: shown in the transcript, written as a v0 replace, no model call (C21, S50, S96)', async () => {
+    const { first } = originals();
+    const calls = gate.conversation().length;
+    const row = userRow(page, 0);
+    const input = await openEditor(page, row);
+    assert.equal(await input.inputValue(), 'first message');
+    await input.fill('first message, edited');
+    await input.press('Enter');
+    await row.locator('.tc-me-text', { hasText: 'first message, edited' }).waitFor();
+    await row.locator('.tc-me-badge').waitFor();
+    assert.equal(await row.locator('.tc-me-undo').count(), 1);
+    const ev = lastUserRecord(readLog(paths, sessionId));
+    assert.deepEqual(ev.surfaceOp, { op: 'replace', start: first.seq, end: first.seq });
+    assert.deepEqual(ev.sourceEventSeqs, [first.seq]);
+    assert.deepEqual(ev.data.source.messageEdit, { originalEventSeq: first.seq, action: 'edit' });
+    assert.equal(textOf(ev.data.content), 'first message, edited');
+    assert.ok(ev.data.content.some((b) => b.type === 'image'), 'the image is kept');
+    assert.equal(gate.conversation().length, calls, 'a cold edit spends no tokens');
+  });
+
+  await step('remove the attachment, then undo both edits (C27, S69–S75, S93, S94)', async () => {
+    const { first } = originals();
+    const row = userRow(page, 0);
+    await openEditor(page, row);
+    await row.locator('button.tc-me-chip', { hasText: 'pixel.png' }).click();
+    assert.equal(await row.locator('button.tc-me-chip.tc-me-marked').count(), 1);
+    await row.locator('.tc-me-save').click();
+    await row.locator('.tc-me-card').waitFor({ state: 'detached' });
+    await row.locator('.tc-me-text', { hasText: 'first message, edited' }).waitFor();
+    assert.equal(await row.locator('.tc-me-chip').count(), 0, 'the removed attachment is gone from the live revision');
+    const removed = lastUserRecord(readLog(paths, sessionId));
+    assert.ok(!removed.data.content.some((b) => b.type === 'image'));
+
+    await row.hover();
+    await row.locator('.tc-me-undo').click();
+    await row.locator('.tc-me-text', { hasText: /^first message$/ }).waitFor();
+    await row.locator('.tc-me-badge').waitFor({ state: 'detached' });
+    assert.deepEqual(await row.locator('.tc-me-chip').allTextContents(), ['pixel.png']);
+    const undone = lastUserRecord(readLog(paths, sessionId));
+    assert.deepEqual(undone.data.content, first.data.content, 'undo writes the original content back');
+    assert.equal(undone.data.source.messageEdit.action, 'undo');
+
+    // Edit once more, so a cold edit is on disk for the restart below.
+    const input = await openEditor(page, row);
+    await input.fill('first message, edited');
+    await input.press('Enter');
+    await row.locator('.tc-me-text', { hasText: 'first message, edited' }).waitFor();
+  });
+
+  await step('save & regenerate the last exchange; busy and model-reply refusals while it runs; a new reply streams in (C47, C57, C33, S64)', async () => {
+    const { second, replies } = originals();
+    const row = userRow(page, 1);
+    gate.hold();
+    const input = await openEditor(page, row);
+    await input.fill('second message, regenerated');
+    await row.locator('.tc-me-save-regenerate').click();
+    await gate.waitHeld();
+    // The old answer leaves the transcript at once; the model is working.
+    await page.locator('[data-chat-flow-key="14:assistant-step2:1"]').waitFor({ state: 'hidden' });
+    await page.locator('[data-chat-flow-key="9:turn-tail2"]').waitFor({ state: 'hidden' });
+    await row.locator('.tc-me-text', { hasText: 'second message, regenerated' }).waitFor();
+    const copy = readLog(paths, sessionId).records.filter((r) => r.type === 'user/message' && r.surfaceOp !== 'append').at(-1);
+    assert.equal(copy.surfaceOp.op, 'replace');
+    assert.equal(copy.surfaceOp.start, second.seq);
+    assert.equal(copy.data.source.messageEdit.action, 'regenerate');
+
+    const busy = await page.evaluate((seq) => globalThis.tavernCoreMessageEditor.regenerate(seq), second.seq);
+    assert.equal(busy.error?.code, 'agent-busy');
+    await row.locator('.tc-me-error').waitFor();
+    const reply = await page.evaluate((seq) => globalThis.tavernCoreMessageEditor.edit(seq, 'rewritten'), replies[0].seq);
+    assert.equal(reply.error?.code, 'assistant-immutable');
+    assert.match(reply.error.message, /^Model replies cannot be rewritten in a live session/);
+    await page.locator('[data-chat-flow-key="14:assistant-step1:1"] .tc-me-error').waitFor();
+
+    const held = gate.conversation().at(-1);
+    gate.release();
+    await page.waitForSelector('[data-chat-flow-key="9:turn-tail3"]', { timeout: 60_000 });
+    await page.locator('[data-chat-flow-key="14:assistant-step3:1"]', { hasText: 'mock response recovered' }).waitFor();
+    assert.ok(await page.locator('[data-chat-flow-kind=context][data-tc-hidden]').count() >= 1, 'the trigger row is hidden');
+
+    // The model's history — the harness's own fold — holds the edits and
+    // not the regenerated answer.
+    const history = held.body.messages.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
+    const all = history.join('\n');
+    assert.match(all, /first message, edited/);
+    assert.match(all, /second message, regenerated/);
+    assert.doesNotMatch(all.replaceAll('second message, regenerated', ''), /second message/);
+    assert.equal(held.body.messages.filter((m) => m.role === 'assistant').length, 1, 'only the first exchange\'s reply remains');
+  });
+
+  await step('a cross-origin request, a rebound host and one without the credential are refused; the log is byte-identical (S85)', async () => {
+    const { log, first } = originals();
+    const boot = await page.evaluate(() => globalThis.__TAVERN_CORE_MESSAGE_EDITOR__);
+    const body = JSON.stringify({ session: log.header.id, target: { seq: first.seq }, text: 'from elsewhere' });
+    const base = { 'Content-Type': 'application/json', 'X-Tavern-Core-Version': boot.version };
+    const post = (headers) => fetch(`${harness.url}${EDITOR}/edit`, { method: 'POST', headers: { ...base, ...headers }, body });
+    const cross = await post({ [boot.authHeader]: boot.token, Origin: 'https://evil.example' });
+    assert.equal(cross.status, 403);
+    assert.equal((await cross.json()).error.code, 'forbidden');
+    const anonymous = await post({});
+    assert.equal(anonymous.status, 401);
+    assert.equal((await anonymous.json()).error.code, 'unauthorized');
+    const forged = await post({ [boot.authHeader]: 'x'.repeat(boot.token.length) });
+    assert.equal(forged.status, 401);
+    const rebound = await rawRequest(harness.url, `${EDITOR}/edit`, { ...base, [boot.authHeader]: boot.token, Host: 'evil.example' }, body);
+    assert.equal(rebound.status, 403);
+    assert.ok(readLog(paths, sessionId).bytes.equals(log.bytes), 'nothing was written');
+    // The same credential on the right origin is accepted (a read).
+    const state = await fetch(`${harness.url}${EDITOR}/state?session=${encodeURIComponent(log.header.id)}`, { headers: { ...base, [boot.authHeader]: boot.token } });
+    assert.equal(state.status, 200);
+  });
+
+  await step('restart the harness: every edit survives its validating load path (S3, S42)', async () => {
+    const mine = errors.filter((e) => /tavern-core/.test(String(e.message)));
+    assert.deepEqual(mine, [], 'no errors from the editor before the restart');
+    await page.close();
+    await harness.stop();
+    harness = await startHarness(paths, gate.url);
+    ({ page, errors } = await openUI(context, harness.url));
+    await page.getByText('mock response recovered').first().click();
+    const first = userRow(page, 0);
+    const second = userRow(page, 1);
+    await first.locator('.tc-me-text', { hasText: 'first message, edited' }).waitFor({ timeout: 60_000 });
+    await first.locator('.tc-me-badge').waitFor();
+    await second.locator('.tc-me-text', { hasText: 'second message, regenerated' }).waitFor();
+    assert.equal(await second.locator('.tc-me-undo').count(), 0, 'a regenerated prompt has no undo');
+    assert.equal(await page.locator('[data-chat-flow-key="14:assistant-step2:1"]:visible').count(), 0, 'the old answer stays hidden');
+    // And the editor keeps working on the reloaded session.
+    const input = await openEditor(page, first);
+    await input.fill('first message, edited after restart');
+    await input.press('Enter');
+    await first.locator('.tc-me-text', { hasText: 'first message, edited after restart' }).waitFor();
+  });
+
+  await step('an edit while a compaction is in progress is refused inline and writes nothing (C38, S77)', async () => {
+    gate.hold();
+    const box = page.locator('textarea').first();
+    await box.fill('/compact');
+    await box.press('Enter');
+    await gate.waitHeld();
+    const open = readLog(paths, sessionId);
+    assert.ok(open.records.some((r) => r.type === 'compaction/start'), 'the compaction has started');
+    const row = userRow(page, 1);
+    const input = await openEditor(page, row);
+    await input.fill('edited during compaction');
+    await input.press('Enter');
+    await row.locator('.tc-me-error', { hasText: /compaction/i }).waitFor();
+    assert.equal(await input.inputValue(), 'edited during compaction', 'the editor stays open with the text');
+    assert.ok(readLog(paths, sessionId).bytes.equals(open.bytes), 'nothing was written');
+    await input.press('Escape');
+    await screenshot(page, 'dsh-editor');
+    gate.release();
+    await waitFor(() => readLog(paths, sessionId).records.some((r) => r.type === 'compaction/end'), 'compaction/end');
+    const mine = errors.filter((e) => /tavern-core/.test(String(e.message)));
+    assert.deepEqual(mine, [], 'no errors from the editor');
   });
 });
+
+async function waitFor(pred, what) {
+  const deadline = Date.now() + 60_000;
+  while (!pred()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+// fetch cannot forge Host; node:http can, as a rebinding page's browser would.
+function rawRequest(base, path, headers, body) {
+  const u = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: u.hostname, port: u.port, path, method: 'POST', headers }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
