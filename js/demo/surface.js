@@ -30,11 +30,15 @@ function makeChat(count, seed, title) {
   let x = seed;
   const rnd = () => { x = (x * 1103515245 + 12345) & 0x7fffffff; return x / 0x7fffffff; };
   return Array.from({ length: count }, (_, i) => {
-    const n = 6 + Math.floor(rnd() * 40);
+    const n = 4 + Math.floor(rnd() * 16);
     const text = Array.from({ length: n }, () => WORDS[Math.floor(rnd() * WORDS.length)]).join(' ');
     const m = { name: i % 2 ? 'Keeper' : 'You', is_user: i % 2 === 0, mes: `${title} #${i}: ${text}.` };
     if (i % 3 === 1) m.mes += ' {{char}} looks out at the {{weather}}.';
-    if (i % 7 === 3) m.code = `// runtime for ${title} message ${i}\nrender(${i});`;
+    // Dense enough that more runtime sources are in view than the cap
+    // admits (about 14 for the dozen messages on screen): admission,
+    // nearest first with the rest waiting, is visible.
+    if (i % 4 !== 3) m.code = [`// runtime for ${title} message ${i}\nrender(${i});`];
+    if (i % 2 === 1 && m.code) m.code.push(`// second runtime of message ${i}\nrender(${i}, 2);`);
     return m;
   });
 }
@@ -48,7 +52,7 @@ let current = 0;
 const esc = (s) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
 function formatMessage(m) {
   let html = `<p>${esc(m.mes)}</p>`;
-  if (m.code) html += `<div class="rt-host"><pre data-demo-runtime>${esc(m.code)}</pre></div>`;
+  for (const code of m.code ?? []) html += `<div class="rt-host"><pre data-demo-runtime>${esc(code)}</pre></div>`;
   return html;
 }
 function materialize(m, mesid) {
@@ -204,7 +208,8 @@ const host = createChatSurfaceHost({
 // C76) go, the epoch resets and the chat reopens (docs/chatsurface.md).
 const recoverEl = $('recover');
 function showFault(e) {
-  statusEl.textContent = `fault: ${e?.message ?? e}`;
+  statusShown = `The view stopped: ${e?.message ?? e}`;
+  statusEl.textContent = statusShown;
   recoverEl.hidden = false;
 }
 async function recover() {
@@ -216,7 +221,7 @@ async function recover() {
 }
 // Every control reports what goes wrong instead of throwing into the page.
 const guarded = (f) => async (...a) => {
-  try { await f(...a); } catch (e) { showFault(e); }
+  try { await f(...a); } catch (e) { showFault(host.getFault() ?? e); }
 };
 recoverEl.addEventListener('click', guarded(recover));
 
@@ -233,27 +238,53 @@ async function switchChat(i) {
   await host.open();
 }
 
+// The page's own notes (a refused jump) live beside the status line, so the
+// per-frame status never overwrites them.
+const noteEl = $('note');
+let noteTimer;
+function note(text) {
+  noteEl.textContent = text;
+  clearTimeout(noteTimer);
+  if (text) noteTimer = setTimeout(() => { noteEl.textContent = ''; }, 6000);
+}
 $('controls').addEventListener('submit', (ev) => {
   ev.preventDefault();
-  const n = Number($('jump').value);
+  const raw = $('jump').value.trim();
+  const count = CHATS[current].messages.length;
+  const n = Number(raw);
+  if (!host.getFault() && (raw === '' || !Number.isInteger(n) || n < 0 || n >= count)) {
+    note(raw === '' ? `Type a message number from 0 to ${count - 1}.` : `There is no message ${raw}: this chat has messages 0 to ${count - 1}.`);
+    $('jump').focus();
+    return;
+  }
+  note('');
   try {
     const el = host.jumpToMessage(n);
     el.querySelector('.mes_block')?.animate([{ background: '#ffe9a8' }, { background: 'transparent' }], 1200);
   } catch (e) {
-    if (host.getFault()) showFault(host.getFault()); else statusEl.textContent = e.message;
+    if (host.getFault()) showFault(host.getFault()); else note(e.message);
   }
 });
 $('end').addEventListener('click', guarded(() => host.scrollToEnd()));
 $('world').addEventListener('click', () => {
-  changeWorld().catch((e) => { statusEl.textContent = `refresh failed: ${e.message}`; });
+  changeWorld().catch((e) => note(`World info could not be refreshed: ${e.message}`));
 });
 
-function showStatus() {
+// The status line changes at most once a second, and only when its text
+// does: a polite region that a screen reader can follow.
+let statusShown = '';
+let statusAt = 0;
+function showStatus(now) {
   const s = host.snapshot();
-  if (!s.fault) {
+  if (!s.fault && now - statusAt >= 1000) {
     const v = s.viewport.length ? `${s.viewport[0]}–${s.viewport.at(-1)}` : '–';
-    statusEl.textContent = `${s.state} · ${s.messageCount} messages · ${s.mounted.length} mounted (viewport ${v}) · ` +
-      `runtimes ${s.runtime.active}/${s.runtime.maxActive} live, ${s.runtime.pending} pending`;
+    const text = `${s.messageCount} messages · showing ${v} · ${s.mounted.length} in the page · ` +
+      `runtimes ${s.runtime.active} of ${s.runtime.maxActive} live, ${s.runtime.pending} waiting`;
+    if (text !== statusShown) {
+      statusShown = text;
+      statusAt = now;
+      statusEl.textContent = text;
+    }
   }
   requestAnimationFrame(showStatus);
 }
@@ -263,5 +294,5 @@ window.demoSurface = {
   procStats, digest, editMessage, changeWorld, world: () => worldNow, current: () => current, SLOW, recover,
 };
 await switchChat(0);
-showStatus();
+requestAnimationFrame(showStatus);
 document.body.dataset.ready = 'true';
