@@ -10,7 +10,8 @@ import (
 )
 
 func fuzzSeeds(f *testing.F, add func([]byte)) {
-	for _, name := range []string{"f.jsonl", "steering.jsonl", "compaction.jsonl", "resume.jsonl", "legacy-v0.jsonl"} {
+	for _, name := range []string{"f.jsonl", "steering.jsonl", "compaction.jsonl", "resume.jsonl", "legacy-v0.jsonl",
+		"packed-v0.jsonl", "legacy-flat-v0.jsonl"} {
 		b, err := os.ReadFile(fixturePath(name))
 		if err != nil {
 			f.Fatal(err)
@@ -41,14 +42,30 @@ func roundTrip(t *testing.T, l *Log, live bool) {
 func FuzzValidate(f *testing.F) {
 	fuzzSeeds(f, func(b []byte) { f.Add(b, uint8(0)) })
 	f.Add([]byte(`{"type":"session","version":0,"id":"s","createdAt":0}`+"\n"+`{"type":"text-chunks","data":{"turn":1,"step":1,"index":0,"dt":[0],"texts":["a","b"]}}`), uint8(1))
+	f.Add([]byte(`{"type":"session","version":4,"id":"s","createdAt":0}`+"\n"+`{"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}`+"\n"+`{"type":"turn/st`), uint8(4))
 	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
-		opts := DecodeOptions{ImportSnapshot: mode&1 != 0, Live: mode&2 != 0}
+		opts := DecodeOptions{ImportSnapshot: mode&1 != 0, Live: mode&2 != 0, AllowTornTail: mode&4 != 0}
 		l, err := DecodeBytes(data, opts)
 		if err != nil {
 			if _, ok := err.(*Error); !ok {
 				t.Fatalf("error is not an *Error: %T %v", err, err)
 			}
+			if e := err.(*Error); e.Code == CodeTornTail && (e.Offset == nil || *e.Offset < 0 || *e.Offset > int64(len(data))) {
+				t.Fatalf("torn tail without a sound offset: %+v", e)
+			}
 			return
+		}
+		// S105: the committed prefix reads to the same log, and a torn tail
+		// was only ever the last line.
+		if tl := l.Tail; tl.Offset < 0 || tl.Offset > int64(len(data)) {
+			t.Fatalf("tail %+v of %d bytes", tl, len(data))
+		} else if tl.Torn {
+			o := opts
+			o.AllowTornTail = false
+			p, err := DecodeBytes(data[:tl.Offset], o)
+			if err != nil || p.Len() != l.Len() || int64(tl.TornBytes) != int64(len(data))-tl.Offset {
+				t.Fatalf("committed prefix of a torn log: %v %+v", err, tl)
+			}
 		}
 		for _, s := range l.Surface() {
 			if k := l.kinds[s]; k != kindAppend && k != kindReplace {
