@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math/bits"
+	"strings"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -55,7 +56,7 @@ var internTable = func() []internEntry {
 		for table[i].word != "" && table[i].word != w {
 			i = (i + 1) & uint32(size-1)
 		}
-		table[i] = internEntry{word: w, boxed: w, known: knownTypes[w]}
+		table[i] = internEntry{word: w, boxed: w, known: knownTypes[w] || strings.HasPrefix(w, "hook/")}
 	}
 	return table
 }()
@@ -111,23 +112,21 @@ func (s scalar) value() any {
 // envelope holds the members of an event the validator and the load checks
 // read (S6). Members it has no slot for are listed in extra.
 type envelope struct {
-	typ     any // the type member (absent: nil with hasType false)
-	hasType bool
-	seq     scalar
-	time    scalar
-	hasData bool
-	so      any // surfaceOp
-	hasSO   bool
-	src     any // sourceEventSeqs
-	hasSrc  bool
-	ign     any // ignorable
-	hasIgn  bool
-	extra   []string // other member names, in order of first appearance
+	typ   any // the type member (absent: nil with hasType false)
+	seq   scalar
+	time  scalar
+	so    any      // surfaceOp
+	src   any      // sourceEventSeqs
+	ign   any      // ignorable
+	extra []string // other member names, in order of first appearance
 
-	// Read from a line: which members data's top level holds (dataMessage
-	// …) and the offsets of its message member's value within data.
-	dataKeys         uint16
+	// Read from a line: the offsets of data's message member's value
+	// within data, and which members data's top level holds (dataMessage …).
 	msgStart, msgEnd int
+	dataKeys         uint16
+
+	hasType, hasData, hasSO, hasSrc, hasIgn bool
+	known                                   uint8 // typeKnown / typeUnknown when the reader interned the type
 }
 
 // envelopeOf reads the envelope of a generic event object.
@@ -223,11 +222,11 @@ func parseEnvelopePrefix(line []byte, env *envelope) (rawData []byte, n int, ok 
 			rawData = line[start:p.i]
 			env.hasData = true
 		case "type":
-			v, ok := p.typeValue()
+			v, known, ok := p.typeValue()
 			if !ok {
 				return nil, 0, false
 			}
-			env.typ, env.hasType = v, true
+			env.typ, env.hasType, env.known = v, true, known
 		case "seq", "time":
 			var s scalar
 			if start := p.i; p.i < len(p.b) && (p.b[p.i] == '-' || '0' <= p.b[p.i] && p.b[p.i] <= '9') {
@@ -331,16 +330,27 @@ func isWord(rest []byte, w string) bool {
 	return len(rest) > len(w) && rest[len(w)] == '"' && string(rest[:len(w)]) == w
 }
 
-// typeValue reads the type member: a known type as its interned string.
-func (p *leanParser) typeValue() (any, bool) {
+// typeValue reads the type member: a known type as its interned string,
+// with whether it is one of knownTypes (0 when the reader cannot say).
+func (p *leanParser) typeValue() (any, uint8, bool) {
 	if end, plain, ok := p.strEnd(); ok && plain {
 		if e, ok := intern(p.b[p.i+1 : end-1]); ok {
 			p.i = end
-			return e.boxed, true
+			known := typeUnknown
+			if e.known {
+				known = typeKnown
+			}
+			return e.boxed, known, true
 		}
 	}
-	return p.value(1)
+	v, ok := p.value(1)
+	return v, 0, ok
 }
+
+const (
+	typeKnown uint8 = 1 + iota
+	typeUnknown
+)
 
 // Top-level members of data the read-time shape tests ask about
 // (migrate.go), noted while data is skipped so they cost no second scan.

@@ -146,3 +146,18 @@ func FuzzLeanEnvelope(f *testing.F) {
 		checkLean(t, line)
 	})
 }
+
+// S14: the reader's interned answer to "is this a known type" agrees with
+// knownType for every word it interns.
+func TestS14_InternedTypesKnownAsKnownType(t *testing.T) {
+	for _, e := range internTable {
+		if e.word != "" && e.known != knownType(e.word) {
+			t.Errorf("%s: interned known=%v, knownType %v", e.word, e.known, knownType(e.word))
+		}
+	}
+	l := NewLog(Header{Version: 3}, false)
+	ev, _ := ParseEvent([]byte(`{"type":"hook/invoked","seq":0,"time":0,"data":{}}`), 0)
+	if err := l.Append(ev); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -156,6 +156,18 @@ func (e *Event) readLeanPrefix(b []byte) (int, bool) {
 	return n, true
 }
 
+// knownType is knownType(e.Type), answered by the reader when it interned
+// the type.
+func (e *Event) knownType() bool {
+	switch e.env.known {
+	case typeKnown:
+		return true
+	case typeUnknown:
+		return false
+	}
+	return knownType(e.Type)
+}
+
 func (e *Event) readLean(line []byte) bool {
 	env, raw, ok := parseEnvelope(line)
 	if !ok {
@@ -425,7 +437,6 @@ func NewLog(h Header, live bool) *Log {
 		Header:     h,
 		live:       live,
 		shadows:    map[int][]int{},
-		shadowedBy: map[int]int{},
 	}
 }
 

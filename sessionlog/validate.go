@@ -31,7 +31,6 @@ type Log struct {
 	nodes      []int         // the surface: seqs in fold order (S25)
 	generation int           // replacement generation (S25)
 	shadows    map[int][]int // replacement seq -> the nodes it shadowed, surface order
-	shadowedBy map[int]int   // node seq -> the replacement that shadowed it
 }
 
 // Version is the header's format version.
@@ -127,9 +126,6 @@ func (l *Log) Append(ev *Event) error {
 		l.nodes = append(l.nodes, seq)
 	case kindReplace:
 		shadowed := slices.Clone(l.nodes[st.si : st.ei+1])
-		for _, s := range shadowed {
-			l.shadowedBy[s] = seq
-		}
 		l.shadows[seq] = shadowed
 		l.nodes = slices.Replace(l.nodes, st.si, st.ei+1, seq)
 		l.generation++
@@ -149,7 +145,7 @@ func (l *Log) check(ev *Event) (step, *Error) {
 	}
 
 	typ := ev.Type
-	if v >= 3 && !knownType(typ) {
+	if v >= 3 && !ev.knownType() {
 		if f.ign == true {
 			return step{kind: kindSkipped}, nil
 		}
