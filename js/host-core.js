@@ -20,6 +20,10 @@ export async function instantiateHost(options = {}) {
   if (!IS_NODE) throw new Error('tavern-host.wasm runs under Node only');
   await ensureGoRuntime();
   const go = new globalThis.Go();
+  // JS calls into Go run on one goroutine whose stack a collection would
+  // shrink while it waits, only for the next large call to grow it again
+  // (copystack was 6% of reading a small log): keep stacks as grown.
+  go.env = { ...go.env, GODEBUG: 'gcshrinkstackoff=1' };
   const { instance } = await WebAssembly.instantiate(await wasmBytes(options), go.importObject);
   let api;
   globalThis.__tavernHostBoot = { ready(a) { api = a; } };

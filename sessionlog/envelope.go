@@ -359,6 +359,11 @@ const (
 	dataContent
 	dataCallID
 	dataID
+	dataRole
+	dataSource
+	dataProvenance
+	dataIsError
+	dataTrigger
 	dataNotObject // data is not an object
 )
 
@@ -372,6 +377,16 @@ func dataKeyBit(name []byte) uint16 {
 		return dataCallID
 	case "id":
 		return dataID
+	case "role":
+		return dataRole
+	case "source":
+		return dataSource
+	case "provenance":
+		return dataProvenance
+	case "isError":
+		return dataIsError
+	case "trigger":
+		return dataTrigger
 	}
 	return 0
 }

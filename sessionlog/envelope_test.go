@@ -43,7 +43,8 @@ func checkLean(t *testing.T, line []byte) {
 		if !isObj {
 			bits = dataNotObject
 		}
-		for name, bit := range map[string]uint16{"message": dataMessage, "content": dataContent, "callId": dataCallID, "id": dataID} {
+		for name, bit := range map[string]uint16{"message": dataMessage, "content": dataContent, "callId": dataCallID, "id": dataID,
+			"role": dataRole, "source": dataSource, "provenance": dataProvenance, "isError": dataIsError, "trigger": dataTrigger} {
 			if _, has := d[name]; has {
 				bits |= bit
 			}

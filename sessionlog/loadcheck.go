@@ -65,17 +65,18 @@ func (l *Log) readCheck(ev *Event) (*Event, *Error) {
 	if err := checkSeq(ev, idx, 0); err != nil {
 		return nil, err
 	}
-	session := strconv.Quote(l.Header.ID())
-	at := " at seq " + strconv.Itoa(idx)
+	// Messages are put together only when one is needed.
+	session := func() string { return strconv.Quote(l.Header.ID()) }
+	at := func() string { return " at seq " + strconv.Itoa(idx) }
 	loadErr := func(msg string) *Error {
 		return &Error{Code: CodeInvalidLog, Rule: "S108", Seq: idx, Message: msg}
 	}
 	switch ev.Type {
 	case "request/header-delta", "mode/set":
-		return nil, loadErr("session " + session + " contains unsupported legacy " + ev.Type + " event" + at)
+		return nil, loadErr("session " + session() + " contains unsupported legacy " + ev.Type + " event" + at())
 	case "request/header":
-		if d, ok := record(ev.Data()); ok && d["reason"] == "fallback" {
-			return nil, loadErr(`session ` + session + ` contains unsupported legacy request/header reason "fallback"` + at)
+		if v, _ := rawValue(rawMembers(dataText(ev))["reason"]); v == "fallback" {
+			return nil, loadErr(`session ` + session() + ` contains unsupported legacy request/header reason "fallback"` + at())
 		}
 	}
 	ev, err := l.migrateV0(ev, idx)
@@ -87,12 +88,12 @@ func (l *Log) readCheck(ev *Event) (*Event, *Error) {
 		// The harness reads data.turn, data.step or data.callId of these
 		// when it looks for an open turn to close, and fails to resume a
 		// log whose data is null or absent.
-		if d, present := ev.Field("data"); d == nil || !present {
-			return nil, loadErr("session event" + at + " (" + ev.Type + ") has no data object")
+		if dataIsNull(ev) {
+			return nil, loadErr("session event" + at() + " (" + ev.Type + ") has no data object")
 		}
 	}
 	if msg := messageShape(ev); msg != "" {
-		return nil, loadErr("session event" + at + " " + msg)
+		return nil, loadErr("session event" + at() + " " + msg)
 	}
 	if !harnessV0Types[ev.Type] && ev.env.ign != true {
 		return nil, invalid("V22", idx, "session event %q has an unknown type and is not marked ignorable", ev.Type)
@@ -104,11 +105,11 @@ func (l *Log) readCheck(ev *Event) (*Event, *Error) {
 		_, timeOK = safeInt(e.time.value())
 	}
 	if len(e.extra) > 0 || !typeIsString || !timeOK || !e.hasData || (e.hasIgn && e.ign != true) {
-		return nil, loadErr("session event" + at + " has an invalid event envelope")
+		return nil, loadErr("session event" + at() + " has an invalid event envelope")
 	}
 	if ev.Type == "request/header" {
-		if msg := requestHeaderShape(ev.Data()); msg != "" {
-			return nil, loadErr("request/header" + at + " " + msg)
+		if msg := requestHeaderShape(dataText(ev)); msg != "" {
+			return nil, loadErr("request/header" + at() + " " + msg)
 		}
 	}
 	return ev, nil
@@ -120,10 +121,36 @@ func hasProviderModel(v any) bool {
 	return ok && asString(m["provider"]) != "" && asString(m["model"]) != ""
 }
 
-// requestHeaderShape is the harness's request/header load check.
-func requestHeaderShape(data any) string {
-	d, _ := data.(map[string]any)
-	header, _ := d["header"].(map[string]any)
+// dataText is the JSON text of an event's data (nil when absent).
+func dataText(ev *Event) []byte {
+	if ev.fields == nil {
+		return ev.rawData
+	}
+	d, ok := ev.fields["data"]
+	if !ok {
+		return nil
+	}
+	b, _ := EncodeJSON(d)
+	return b
+}
+
+// dataIsNull: data is absent or null.
+func dataIsNull(ev *Event) bool {
+	t := dataText(ev)
+	return t == nil || rawKind(t) == 'n'
+}
+
+// requestHeaderShape is the harness's request/header load check, over the
+// data's text (a header can carry a long system prompt and tool list, which
+// are skipped, not decoded).
+func requestHeaderShape(data []byte) string {
+	hm := rawMembers(rawMembers(data)["header"])
+	header := map[string]any{}
+	for _, k := range []string{"config", "adapterDefaults"} {
+		if v, ok := rawValue(hm[k]); ok {
+			header[k] = v
+		}
+	}
 	config, hasConfig := header["config"]
 	if !hasConfig || !hasProviderModel(config) {
 		return "lacks provider/model"
@@ -152,7 +179,8 @@ func requestHeaderShape(data any) string {
 }
 
 // messageShape is the harness's check of a message event's message; "" when
-// it passes or the event carries no message.
+// it passes or the event carries no message. It reads the message's members
+// raw and decodes only the small ones: content, a tool's output, can be long.
 func messageShape(ev *Event) string {
 	var expectedRole string
 	switch ev.Type {
@@ -163,19 +191,19 @@ func messageShape(ev *Event) string {
 	default:
 		return ""
 	}
-	msg := message(ev)
-	if msg == nil || asString(msg["id"]) == "" {
+	m := rawMembers(messageText(ev))
+	get := func(members map[string][]byte, k string) any { v, _ := rawValue(members[k]); return v }
+	if m == nil || asString(get(m, "id")) == "" {
 		return "lacks an identified message"
 	}
-	if msg["role"] != expectedRole {
+	if get(m, "role") != expectedRole {
 		return `message must have role "` + expectedRole + `"`
 	}
-	source, _ := msg["source"].(map[string]any)
+	source, _ := get(m, "source").(map[string]any)
 	if asString(source["kind"]) == "" {
 		return "message has invalid source"
 	}
-	content, isArray := msg["content"].([]any)
-	if !isArray {
+	if rawKind(m["content"]) != '[' {
 		return "message has invalid content"
 	}
 	switch ev.Type {
@@ -188,16 +216,37 @@ func messageShape(ev *Event) string {
 		if source["kind"] != "tool" || callID == "" {
 			return "message must have tool source"
 		}
-		var block map[string]any
-		if len(content) == 1 {
-			block, _ = content[0].(map[string]any)
+		first, n := rawElements(m["content"], 1)
+		var block map[string][]byte
+		if n == 1 {
+			block = rawMembers(first[0])
 		}
-		if _, inner := block["content"].([]any); block == nil || block["type"] != "tool-result" || !inner {
+		if block == nil || get(block, "type") != "tool-result" || rawKind(block["content"]) != '[' {
 			return "message must contain one tool-result block"
 		}
-		if id, ok := block["toolCallId"].(string); !ok || id != callID {
+		if id, ok := get(block, "toolCallId").(string); !ok || id != callID {
 			return "message has mismatched tool call ids"
 		}
 	}
 	return ""
+}
+
+// messageText is the JSON text of the message an eligible event carries
+// (S15), nil when there is none.
+func messageText(ev *Event) []byte {
+	if ev.fields == nil {
+		if ev.Type == "user/message" {
+			return ev.rawData
+		}
+		if ev.env.dataKeys&dataMessage == 0 {
+			return nil
+		}
+		return ev.rawData[ev.env.msgStart:ev.env.msgEnd]
+	}
+	m := message(ev)
+	if m == nil {
+		return nil
+	}
+	b, _ := EncodeJSON(m)
+	return b
 }

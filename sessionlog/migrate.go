@@ -74,10 +74,35 @@ func mayNeedMigration(typ string) bool {
 	return false
 }
 
+// mayMigrate decides from the members the reader noted in data's top
+// level (read events) whether a migration below could apply, so the usual
+// current-shape event is not decoded for it. Generic events say yes.
+func mayMigrate(ev *Event) bool {
+	if ev.fields != nil {
+		return true
+	}
+	k := ev.env.dataKeys
+	if ev.rawData == nil || k&dataNotObject != 0 {
+		return ev.Type == "steering/message" // refused as malformed below
+	}
+	has := func(bits uint16) bool { return k&bits == bits }
+	switch ev.Type {
+	case "turn/start":
+		return has(dataTrigger)
+	case "user/message":
+		return k&(dataID|dataRole|dataMessage) == 0 && has(dataContent|dataSource)
+	case "assistant/message":
+		return k&dataMessage == 0 && has(dataContent|dataProvenance)
+	case "tool/result":
+		return k&dataMessage == 0 && has(dataCallID|dataContent|dataIsError)
+	}
+	return true // turn/end and steering/message are read in full
+}
+
 // migrateV0 upgrades one event of a v0 log at seq idx; it returns ev itself
 // when nothing changes.
 func (l *Log) migrateV0(ev *Event, idx int) (*Event, *Error) {
-	if !mayNeedMigration(ev.Type) {
+	if !mayNeedMigration(ev.Type) || !mayMigrate(ev) {
 		return ev, nil
 	}
 	session := l.Header.ID()

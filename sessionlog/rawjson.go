@@ -74,3 +74,82 @@ func rawEmptyContent(msg []byte) bool {
 	}
 	return false
 }
+
+// rawMembers reads an object's members as raw values (the last occurrence
+// of a name wins, as in JSON.parse) without decoding them; nil when raw is
+// not an object.
+func rawMembers(raw []byte) map[string][]byte {
+	p := leanParser{b: raw}
+	p.ws()
+	if !p.eat('{') {
+		return nil
+	}
+	out := map[string][]byte{}
+	p.ws()
+	if p.eat('}') {
+		return out
+	}
+	for {
+		p.ws()
+		k, ok := p.str()
+		if !ok {
+			return nil
+		}
+		p.ws()
+		p.eat(':')
+		p.ws()
+		start := p.i
+		if !p.skip(1) {
+			return nil
+		}
+		out[k] = raw[start:p.i]
+		p.ws()
+		if !p.eat(',') {
+			return out
+		}
+	}
+}
+
+// rawElements returns the raw values of an array's elements, at most max of
+// them, and how many there are; n is -1 when raw is not an array.
+func rawElements(raw []byte, max int) (elems [][]byte, n int) {
+	p := leanParser{b: raw}
+	p.ws()
+	if !p.eat('[') {
+		return nil, -1
+	}
+	p.ws()
+	if p.eat(']') {
+		return nil, 0
+	}
+	for {
+		p.ws()
+		start := p.i
+		if !p.skip(1) {
+			return nil, -1
+		}
+		if n < max {
+			elems = append(elems, raw[start:p.i])
+		}
+		n++
+		p.ws()
+		if !p.eat(',') {
+			return elems, n
+		}
+	}
+}
+
+// rawValue decodes a small raw value (a name, a kind, an id); nil, false
+// when raw is nil (absent).
+func rawValue(raw []byte) (any, bool) {
+	if raw == nil {
+		return nil, false
+	}
+	p := leanParser{b: raw}
+	p.ws()
+	if v, ok := p.value(1); ok && p.end() {
+		return v, true
+	}
+	v, err := decodeValue(raw)
+	return v, err == nil
+}
