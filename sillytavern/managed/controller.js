@@ -80,7 +80,10 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
   let newly = []; // mesids materialised during the current host call
   let pollId = 0;
   const stats = { absorbed: 0, undone: 0, adopted: 0, rendered: 0, contentUpdates: 0, transients: 0, finishes: 0,
-    resyncs: 0, clears: 0, opens: 0, maxMes: 0, lastError: null };
+    resyncs: 0, clears: 0, opens: 0, maxMes: 0, lastError: null,
+    // Where time goes (performance.now): SillyTavern's renderer, and host frames in total.
+    renderMs: 0, frameMs: 0, frames: 0 };
+  const now = () => globalThis.performance?.now() ?? 0;
 
   // Before the host exists: our observer must be notified before the host's
   // own (observers are notified in creation order), so that the DOM is back
@@ -111,9 +114,15 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
   function ensureHost() {
     if (host) return host;
     const wrapFrame = (cb) => (...a) => {
+      const t = now();
       beforeHost();
       inHost++;
-      try { cb(...a); } finally { inHost--; afterHost(); }
+      try { cb(...a); } finally {
+        inHost--;
+        afterHost();
+        stats.frames++;
+        stats.frameMs += now() - t;
+      }
     };
     host = createHost({
       root,
@@ -148,15 +157,19 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
       adopt.delete(message);
       stats.adopted++;
     } else {
+      const t = now();
       el = st.renderMessage(message, mesid);
       stats.rendered++;
+      stats.renderMs += now() - t;
     }
     // C30: the content the host receives is exactly formatMessage's HTML.
     // SillyTavern's renderer also decorates code blocks; prepared content is
     // decorated again by the participant above, after processors ran.
     const content = el.querySelector('.mes_text');
     if (content !== null && !transient.has(message) && content.querySelector('pre code') !== null) {
+      const t = now();
       content.innerHTML = st.formatMessage(message, mesid);
+      stats.renderMs += now() - t;
     }
     newly.push(mesid);
     return el;
@@ -177,8 +190,10 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
     const before = mirror;
     readMirror();
     if (state === 'open') {
+      const t = now();
       fixups(before, mirror);
       keepFollowing();
+      stats.fixupMs = (stats.fixupMs ?? 0) + now() - t;
     }
     mo.takeRecords();
   }
@@ -189,15 +204,20 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
   // makes the browser clamp scrollTop, which the host takes for a gesture
   // that ended above its stale end. The DOM's own scroll height is honest
   // (spacers plus real roots), so it settles the question.
-  let following = false;
+  // Checked only when following was just lost: reading the scroll height
+  // right after a commit forces a layout, which is not worth a frame.
+  let rescuing = false;
+  let wasFollowing = false;
   function keepFollowing() {
-    if (following || host === null) return;
-    const el = root;
-    if (el.scrollTop + el.clientHeight < el.scrollHeight - 2) return;
+    if (rescuing || host === null) return;
     const s = host.snapshot();
-    if (s.state !== 'settled' || s.followingTail || s.mounted.length === 0) return;
-    following = true;
-    try { call(() => host.scrollToEnd()); } finally { following = false; }
+    const lost = wasFollowing && !s.followingTail;
+    wasFollowing = s.followingTail;
+    if (!lost || s.state !== 'settled' || s.mounted.length === 0) return;
+    if (root.scrollTop + root.clientHeight < root.scrollHeight - 2) return;
+    rescuing = true;
+    try { call(() => host.scrollToEnd()); } finally { rescuing = false; }
+    wasFollowing = true;
   }
 
   function readMirror() {
@@ -218,6 +238,7 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
   }
 
   // SillyTavern invariants that its own code keeps by rendering in place.
+  let pins = null; // whether message 0 was mounted at the last applyStylePins
   function fixups(before, after) {
     const added = newly;
     newly = [];
@@ -229,8 +250,13 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
     // while the mounted roots are one contiguous range. When they are not,
     // the tail is off screen, and it is refreshed once they are again.
     if (contiguous && (tail !== before.els.at(-1) || !wasContiguous || added.length)) st.refreshSwipes();
+    // applyStylePins copies message 0's <style> blocks while message 0 is not
+    // shown: it depends only on that (and formats message 0, so not per frame).
     const zeroIn = after.mesids[0] === 0;
-    if (zeroIn !== (before.mesids[0] === 0) || (added.length && after.mesids[0] !== before.mesids[0])) st.stylePins();
+    if (after.els.length && (pins !== zeroIn)) {
+      pins = zeroIn;
+      st.stylePins();
+    }
     if (held) st.editArrows();
   }
 
@@ -464,6 +490,7 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
   }
 
   function reset() {
+    pins = null;
     transient.clear();
     adopt.clear();
     held = false;
