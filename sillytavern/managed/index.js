@@ -67,6 +67,7 @@ export function startManagedMode({ api, createHost, startExtensions, runtimeLimi
 
   const endButton = installEndButton(chat, root);
   overrideChatJump(chat);
+  blockEditMoves(root);
   return state;
 }
 
@@ -119,6 +120,21 @@ function installEndButton(chat, root) {
   root.addEventListener('scroll', later, { passive: true });
   window.addEventListener('resize', later, { passive: true });
   return { update };
+}
+
+// The editor's "move up / move down" swap chat[] entries under an open
+// editor: both messages change mesid, which remounts both roots (C28) and
+// would drop the editor SillyTavern still thinks is open. Refused in
+// managed mode, before SillyTavern's handler runs (capture phase).
+function blockEditMoves(root) {
+  root.addEventListener('click', (e) => {
+    const b = e.target instanceof Element ? e.target.closest('.mes_edit_up, .mes_edit_down') : null;
+    if (b === null) return;
+    e.stopImmediatePropagation();
+    e.preventDefault();
+    globalThis.toastr?.info('Moving a message while editing it is not available in tavern-core\'s managed mode. ' +
+      'Save the edit first; to reorder messages, turn managed mode off in the tavern-core settings.', 'tavern-core');
+  }, true);
 }
 
 // /chat-jump scrolls to a message; vanilla first renders every message from

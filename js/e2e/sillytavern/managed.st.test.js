@@ -257,6 +257,12 @@ test('edit a mounted message with SillyTavern\'s editor: held while open, re-ren
   await clickIn(page, mesid, '.mes_edit');
   await page.waitForSelector('#curEditTextarea');
   assert.equal((await snapshot()).held, true, 'the window is pinned while the editor is open (C96)');
+  // Moving the edited message would remount it under the open editor: refused.
+  const order = await page.evaluate(() => globalThis.SillyTavern.getContext().chat.slice(-3).map((m) => m.mes));
+  await clickIn(page, mesid, '.mes_edit_up');
+  await page.waitForTimeout(300);
+  assert.deepEqual(await page.evaluate(() => globalThis.SillyTavern.getContext().chat.slice(-3).map((m) => m.mes)), order);
+  assert.ok(await page.evaluate((id) => !!document.querySelector(`#chat > .mes[mesid="${id}"] #curEditTextarea`), mesid));
   await page.fill('#curEditTextarea', 'Edited with SillyTavern\'s own editor');
   await clickIn(page, mesid, '.mes_edit_done');
   performed.push(['edit', 1, 'Edited with SillyTavern\'s own editor']);
