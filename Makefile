@@ -12,7 +12,7 @@ GO_SOURCES := $(shell find . -name '*.go' -not -path './js/node_modules/*') go.m
 # instead of segfaulting Node (TOOLCHAIN.md).
 STACK := ulimit -s 65536 2>/dev/null || ulimit -s unlimited 2>/dev/null || true
 
-.PHONY: pack all build wasm host-wasm dsh-plugin node_modules test test-go test-wasm test-domjs test-js test-e2e test-sillytavern test-sillytavern-if-present sillytavern test-dsh vet bench size demo fuzz clean
+.PHONY: pack all build wasm host-wasm dsh-plugin node_modules test test-go test-wasm test-domjs test-js test-e2e test-sillytavern test-sillytavern-if-present sillytavern test-dsh vet bench bench-sillytavern size demo fuzz clean
 
 all: build
 
@@ -146,6 +146,12 @@ bench: wasm host-wasm node_modules
 	$(STACK); cd $(JS) && node --expose-gc bench/run.js
 	$(STACK); cd $(JS) && node --expose-gc bench/chat-surface.js
 	$(STACK); cd $(JS) && node --expose-gc bench/session-log.js
+	$(MAKE) --no-print-directory bench-sillytavern
+
+# Managed mode against vanilla SillyTavern, in the real frontend (needs the
+# tarball; one line says it was skipped otherwise).
+bench-sillytavern: sillytavern node_modules
+	$(STACK); cd $(JS) && ST_TARBALL="$(abspath $(ST_TARBALL))" node --expose-gc bench/sillytavern-managed.js
 
 size: wasm
 	@node $(JS)/bench/size.js $(WASM)
