@@ -13,7 +13,11 @@
 // (S92, S97).
 package msgeditor
 
-import "strconv"
+import (
+	"strconv"
+
+	"tavern-core/jsvalue"
+)
 
 // Request is one HTTP request for the edge to send. Path includes the
 // query; Body is empty for GET. Every request carries VersionHeader:
@@ -58,7 +62,18 @@ type rowUI struct {
 	err     string
 	note    string
 	shown   *string // confirmed by ok:true, shown until the next state
+	// confirmBlank holds the draft the user was warned about: saving
+	// whitespace over a message with attachments drops its text (S45.3),
+	// so the first Save asks and a second Save of the same draft confirms.
+	confirmBlank *string
 }
+
+// EmptyDraftMessage refuses a save that would leave nothing (S47).
+const EmptyDraftMessage = "A message needs some text or an attachment; nothing was saved."
+
+// BlankTextQuestion is asked before a save would drop a message's text and
+// keep only its attachments.
+const BlankTextQuestion = "This removes the message's text and keeps only its attachments. Press Save again to do that, or Esc to keep the text."
 
 // Widget is the editor's client state for one session.
 type Widget struct {
@@ -170,7 +185,7 @@ func (w *Widget) SetDraft(seq int, text string) {
 // Cancel closes the editor and forgets the draft and the marks (S91, S93).
 func (w *Widget) Cancel(seq int) {
 	if r := w.rows[seq]; r != nil && r.editing && !r.busy {
-		r.editing, r.draft, r.marked, r.err = false, "", nil, ""
+		r.editing, r.draft, r.marked, r.err, r.confirmBlank = false, "", nil, "", nil
 	}
 }
 
@@ -224,14 +239,33 @@ func (w *Widget) Save(seq int, regenerate bool) []Request {
 	if r == nil || !r.editing || r.busy || w.Disabled() {
 		return nil
 	}
+	u := w.user(seq)
+	if u != nil && blank(r.draft) && len(u.Attachments) <= len(r.marked) {
+		// Refused here, the way the route would (S47), so an everyday slip
+		// costs no request and no failed resource in the console.
+		r.err, r.confirmBlank = EmptyDraftMessage, nil
+		return nil
+	}
+	if u != nil && blank(r.draft) && !blank(u.Text) {
+		if r.confirmBlank == nil || *r.confirmBlank != r.draft {
+			d := r.draft
+			r.confirmBlank, r.err = &d, BlankTextQuestion
+			return nil
+		}
+	}
+	r.confirmBlank = nil
 	if regenerate {
-		if u := w.user(seq); u == nil || !u.Regenerable {
+		if u == nil || !u.Regenerable {
 			return nil
 		}
 		return w.call(opRegenerate, seq, r.draft, true, r.marked, 0)
 	}
 	return w.call(opEdit, seq, r.draft, true, r.marked, 0)
 }
+
+// blank is the route's notion of a blank text (S45: String.prototype.trim
+// is empty), from jsvalue's one implementation of that trim.
+func blank(s string) bool { return len(jsvalue.Trim(jsvalue.U(s))) == 0 }
 
 // Undo restores the original text of an edited user row (S94).
 func (w *Widget) Undo(seq int) []Request {
@@ -449,7 +483,10 @@ func (w *Widget) Row(seq int) RowView {
 			v.Chips = append(v.Chips, c)
 		}
 		v.Pencil = !u.Shadowed
-		v.Edited = u.Edited
+		// The badge goes with its undo: a row that was edited and then
+		// regenerated cannot be undone (S94), so it shows neither rather
+		// than a badge whose undo answers "nothing to undo" (issue 16).
+		v.Edited = u.Edited && u.Undoable
 		v.Undo = u.Undoable
 		if r != nil && r.editing {
 			v.Editing, v.Draft, v.SaveRegenerate = true, r.draft, u.Regenerable

@@ -113,12 +113,29 @@ async function transcriptView({ session, agent, model }) {
   const events = session.snapshot();
   const jsonl = [JSON.stringify(session.header), ...events.map((e) => JSON.stringify(e))].join('\n');
   const { rows } = transcript(jsonl, { live: true });
+  const cut = interruptedRows(events, rows);
   return {
     sessionId: session.id,
     agent: agent.status,
     streaming: model.streaming,
-    rows: rows.map((r) => rowView(r, events[r.seq])),
+    rows: rows.map((r) => ({ ...rowView(r, events[r.seq]), ...(cut.has(r.seq) ? { interrupted: true } : {}) })),
   };
+}
+
+// The last row of every turn that ended without completing (a restart cut
+// the model short, recover() closed it): the page says so on that row.
+function interruptedRows(events, rows) {
+  const seqs = rows.map((r) => r.seq);
+  const out = new Set();
+  let start = -1;
+  for (const e of events) {
+    if (e.type === 'turn/start') start = e.seq;
+    if (e.type === 'turn/end' && e.data?.reason?.kind !== 'completed') {
+      const last = seqs.filter((s) => s > start && s < e.seq).at(-1);
+      if (last !== undefined) out.add(last);
+    }
+  }
+  return out;
 }
 
 function rowView(row, ev) {

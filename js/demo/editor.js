@@ -50,6 +50,10 @@ function rowElement(row) {
     }
     body.append(list);
   }
+  const note = document.createElement('div');
+  note.className = 'turn-note';
+  note.hidden = true;
+  note.textContent = 'The model was cut off here (the server stopped mid-answer). Send again, or edit and use Save & regenerate.';
   const actions = document.createElement('div');
   actions.dataset.part = 'actions';
   actions.className = 'actions';
@@ -62,7 +66,7 @@ function rowElement(row) {
     copy.addEventListener('click', () => navigator.clipboard?.writeText(row.text));
     actions.append(copy);
   }
-  el.append(who, body, actions);
+  el.append(who, body, note, actions);
   return el;
 }
 
@@ -73,9 +77,13 @@ function render(view) {
   const want = new Set(view.rows.map((r) => String(r.seq)));
   for (const [seq, el] of have) if (!want.has(seq)) el.remove();
   for (const row of view.rows) if (!have.has(String(row.seq))) log.append(rowElement(row));
+  for (const row of view.rows) {
+    const n = log.querySelector(`[data-seq="${row.seq}"] > .turn-note`);
+    if (n) n.hidden = !row.interrupted;
+  }
   streaming.hidden = view.streaming == null;
   streaming.querySelector('.text').textContent = view.streaming ?? '';
-  status.textContent = view.agent === 'running' ? 'The model is answering…' : '';
+  status.textContent = view.agent === 'running' ? 'The model is answering… An edit made now applies from its next step.' : '';
   document.querySelector('#send').disabled = view.agent === 'running';
   // The widget refetches its state when rows change; regenerable also
   // depends on the agent being idle, which only this view sees.
@@ -92,7 +100,7 @@ async function poll() {
   try {
     render(await transcript());
   } catch (err) {
-    status.textContent = String(err.message ?? err);
+    status.textContent = err instanceof TypeError ? 'The demo server is not reachable; trying again…' : `The transcript could not be loaded (${err.message}); trying again…`;
   }
   setTimeout(poll, agent === 'running' ? 150 : 1000);
 }

@@ -279,7 +279,17 @@ func (m *editorMount) syncDraft(seq int) {
 
 func (m *editorMount) onKey(ev js.Value) {
 	_, action, seq, ok := m.target(ev)
-	if !ok || action != "draft" {
+	if !ok {
+		return
+	}
+	if action != "draft" {
+		// Esc cancels from any control of an open editor (its buttons and
+		// chips keep the focus after a refusal).
+		if k := ev.Get("key").String(); (k == "Escape" || k == "Esc") && m.w.Row(seq).Editing {
+			ev.Call("preventDefault")
+			m.w.Cancel(seq)
+			m.do(nil)
+		}
 		return
 	}
 	u := ev
@@ -399,6 +409,29 @@ func (m *editorMount) iconButton(class, action string, seq int, icon, title stri
 	return b
 }
 
+// focusedAction reports whether the focused element is one the widget drew
+// for r, and its data-tc-action.
+func (m *editorMount) focusedAction(r *rowDOM) (string, bool) {
+	active := wrapEl(m.doc.Get("activeElement"))
+	if active == nil {
+		return "", false
+	}
+	for _, o := range r.owned {
+		if o.Contains(active) {
+			return active.GetAttribute("data-tc-action"), true
+		}
+	}
+	return "", false
+}
+
+// focusLost: nothing useful has the focus (the body, or a removed element).
+func (m *editorMount) focusLost() bool {
+	a := m.doc.Get("activeElement")
+	return !a.Truthy() || a.Equal(m.doc.Get("body")) || !a.Get("isConnected").Bool()
+}
+
+func (m *editorMount) hasFocus(e *elem) bool { return m.doc.Get("activeElement").Equal(e.Underlying()) }
+
 func (m *editorMount) clearRow(r *rowDOM) {
 	for _, e := range r.owned {
 		e.Remove()
@@ -467,8 +500,37 @@ func (m *editorMount) renderRow(seq int, el *elem, parts []js.Value) {
 	if !intact {
 		keep = nil
 	}
+	// Focus follows the user through a redraw: a control of this row that
+	// had it (the Save button of a refused edit, the textarea) hands it to
+	// the textarea while the editor stays open, and to the pencil when the
+	// editor closes (S91, issue 16), never to the page body.
+	wasEditing := r.textarea != nil
+	focusAction, focusHere := m.focusedAction(r)
 	m.clearRow(r)
 	r.el, r.parts, r.key = el.Underlying(), parts, key
+	defer func() {
+		if !focusHere && !(wasEditing && m.focusLost()) {
+			return
+		}
+		if r.textarea != nil {
+			if r.textarea != keep || !m.hasFocus(r.textarea) {
+				r.textarea.Focus()
+			}
+			return
+		}
+		// The same control again if the row still has it (undo, regenerate,
+		// the pencil), else the pencil.
+		var c *elem
+		if focusAction != "" {
+			c = query(el, `[data-tc-action="`+focusAction+`"]`)
+		}
+		if c == nil {
+			c = query(el, ".tc-me-pencil")
+		}
+		if c != nil {
+			c.Focus()
+		}
+	}()
 
 	if v.Hidden {
 		for _, h := range append([]js.Value{el.Underlying()}, parts...) {
