@@ -40,7 +40,7 @@ dsh-plugin: wasm host-wasm
 	mkdir -p $(DSH_PLUGIN)/lib
 	cp dsh-plugin/package.json dsh-plugin/cordis.patch.yml dsh-plugin/host.js dsh-plugin/client.js \
 		dsh-plugin/browser.js dsh-plugin/README.md LICENSE $(DSH_PLUGIN)/
-	cp $(filter-out $(JS)/pack.js,$(wildcard $(JS)/*.js)) $(WASM) $(HOST_WASM) $(JS)/package.json $(DSH_PLUGIN)/lib/
+	cp $(sort $(filter-out $(JS)/pack.js,$(wildcard $(JS)/*.js)) $(JS)/wasm_exec.js) $(WASM) $(HOST_WASM) $(JS)/package.json $(DSH_PLUGIN)/lib/
 
 node_modules: $(JS)/node_modules/.package-lock.json
 
