@@ -16,22 +16,35 @@ export function browserAvailable() {
   return false;
 }
 
-export async function openDemo(t, { dataDir, viewport } = {}) {
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/**
+ * Headless Debian chromium with a fresh profile directory (playwright passes
+ * it as --user-data-dir). Returns { context, close }; close also removes
+ * the profile.
+ */
+export async function launchChromium({ prefix = 'tavern-e2e-', viewport } = {}) {
   const { chromium } = await import('playwright-core');
-  const { server, url } = await startDemoServer({ port: 0, dataDir: dataDir ?? mkdtempSync(join(tmpdir(), 'tavern-demo-')) });
-  const profile = mkdtempSync(join(tmpdir(), 'tavern-e2e-'));
-  // A fresh profile directory per run (playwright passes it as
-  // --user-data-dir).
+  const profile = mkdtempSync(join(tmpdir(), prefix));
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, ...(viewport ? { viewport } : {}),
   });
+  return {
+    context,
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function openDemo(t, { dataDir, viewport } = {}) {
+  const { server, url } = await startDemoServer({ port: 0, dataDir: dataDir ?? mkdtempSync(join(tmpdir(), 'tavern-demo-')) });
+  const { context, close } = await launchChromium();
   t.after(async () => {
-    await context.close();
+    await close();
     await new Promise((r) => server.close(r));
-    rmSync(profile, { recursive: true, force: true });
   });
   const page = context.pages()[0] ?? await context.newPage();
   if (viewport) await page.setViewportSize(viewport);

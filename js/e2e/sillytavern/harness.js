@@ -24,6 +24,7 @@ import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MOCK_MODEL } from './mock-llm.js';
+import { launchChromium as launchBrowser } from '../browser.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 export const REPO = resolve(HERE, '../../..');
@@ -296,25 +297,10 @@ export async function startSillyTavern({ extensions = [], chat = null, mockUrl, 
 
 // ---- the browser ----
 
-export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export { CHROMIUM, CHROMIUM_ARGS } from '../browser.js';
 
 /** Headless Debian chromium with a fresh profile. Returns { context, close }. */
-export async function launchChromium() {
-  const { chromium } = await import('playwright-core');
-  const profile = mkdtempSync(join(tmpdir(), 'tavern-st-profile-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 900 },
-  });
-  return {
-    context,
-    async close() {
-      await context.close();
-      rmSync(profile, { recursive: true, force: true });
-    },
-  };
-}
+export const launchChromium = () => launchBrowser({ prefix: 'tavern-st-profile-', viewport: { width: 1280, height: 900 } });
 
 /**
  * Open SillyTavern in a page, wait until it is ready (onboarding popup
