@@ -231,6 +231,10 @@ func logInfo(id int, l *sessionlog.Log) any {
 // fold, transcript, plan, open) take the JSONL log as input and args
 // {options?, env?, request?}; the log.* calls work on an open handle id and
 // take an event (log.append, log.check) or their own JSON argument.
+// wholeLogMemoryLimit is the Go memory at which a whole-log call collects
+// despite the paused collector (wasm32 memory ends at 4 GiB).
+const wholeLogMemoryLimit = 1 << 30
+
 func (t *logs) call(name string, id int, input, args []byte) (any, error) {
 	if !strings.HasPrefix(name, "log.") {
 		// Everything a whole-log call allocates (the events, their
@@ -239,8 +243,11 @@ func (t *logs) call(name string, id int, input, args []byte) (any, error) {
 		// barriers — a fifth of a fold under WebAssembly, measured.
 		// Collections wait for the call; the first one after it frees the
 		// lot. The call runs to completion on this goroutine (it never
-		// waits on JS), so nothing else allocates meanwhile.
+		// waits on JS), so nothing else allocates meanwhile. The soft
+		// memory limit keeps a huge log from growing the heap without
+		// bound: near it the collector runs anyway.
 		defer debug.SetGCPercent(debug.SetGCPercent(-1))
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(wholeLogMemoryLimit))
 		var a struct {
 			Options logOptions      `json:"options"`
 			Env     envArgs         `json:"env"`
