@@ -18,6 +18,8 @@ import { makeMessages, chatFile } from '../st-managed/fixture.js';
 
 const EXT = join(REPO, 'dist/sillytavern/tavern-core');
 const EXAMPLE = join(REPO, 'dist/sillytavern/html-runtime');
+const PLUGINS = join(REPO, 'js/e2e/sillytavern/plugins');
+const SEED = join(REPO, 'js/test/fixtures/seed-example.js');
 const LONG = 'long chat';
 const DENSE = 'dense chat';
 const BOUND = 33; // viewport window (≤ 32) plus the tail (C73)
@@ -42,7 +44,8 @@ const chatText = (server, name) => readFileSync(join(server.userDir, 'chats', CH
 async function startServer({ managed }) {
   const server = await startSillyTavern({
     mockUrl: mock.url,
-    extensions: managed ? [{ name: 'tavern-core', dir: EXT }, { name: 'html-runtime', dir: EXAMPLE }] : [],
+    extensions: managed ? [{ name: 'tavern-core', dir: EXT }, { name: 'html-runtime', dir: EXAMPLE },
+      { name: 'tavern-test-seed-example', dir: join(PLUGINS, 'seed-example'), files: [SEED] }] : [],
     settings: (s) => {
       if (managed) s.extension_settings = { ...s.extension_settings, 'tavern-core': { chatSurface: 'managed' } };
     },
@@ -146,6 +149,8 @@ before(async () => {
   st.chatName = LONG;
   browser = await launchChromium();
   ({ page, errors } = await openSillyTavern(st, { context: browser.context }));
+  // The seed's takeover plugin is installed but declines until the last scenario.
+  await page.evaluate(() => { globalThis.__seedPlugin.claim = false; });
   await watch(page);
 });
 
@@ -334,9 +339,6 @@ test('switch chats and back; in the dense chat runtimes never exceed 8 live and 
   assert.equal((await snapshot()).fault, null);
 });
 
-test('no page errors', () => {
-  assert.deepEqual(errors.map((e) => e.message), []);
-});
 
 // Wall-clock fields differ between any two runs; everything else must not.
 // The header's chat_metadata keys are compared in sorted order: SillyTavern
@@ -382,3 +384,27 @@ test('the chat file on disk is exactly what vanilla SillyTavern writes for the s
     await vanilla.stop();
   }
 });
+
+test('a turn taken over by the seed\'s plugin streams and commits at the tail in managed mode (T56–T58)', async () => {
+  await page.evaluate(() => Object.assign(globalThis.__seedPlugin, { claim: true, chunks: ['Hel', 'lo ', 'from ', 'the ', 'plugin.'], delayMs: 250 }));
+  const asked = mock.completions.length;
+  await turn(page, async () => {
+    await send(page, 'Over to the plugin');
+    await page.waitForFunction(() => {
+      const t = document.querySelector('#chat > .mes.last_mes .mes_text')?.textContent.trim() ?? '';
+      return document.body.dataset.generating === 'true' && t.startsWith('Hel') && t !== 'Hello from the plugin.';
+    }, null, { timeout: 20000 });
+  });
+  assert.equal(await page.evaluate(() => document.querySelector('#chat > .mes.last_mes .mes_text').textContent.trim()), 'Hello from the plugin.');
+  assert.equal(await page.evaluate(() => globalThis.SillyTavern.getContext().chat.at(-1).mes), 'Hello from the plugin.');
+  assert.equal(mock.completions.length, asked, 'the model was not asked');
+  const d = await domCount();
+  assert.equal(d.last, String((await chatLength()) - 1));
+  assert.ok(d.mes <= BOUND);
+  assert.equal((await snapshot()).fault, null);
+});
+
+test('no page errors', () => {
+  assert.deepEqual(errors.map((e) => e.message), []);
+});
+
