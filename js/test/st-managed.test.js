@@ -56,7 +56,7 @@ function setup(t, opts = {}) {
   registerTestParticipant();
   const done = () => { c.dispose(); T.root.remove(); };
   t.after(done);
-  return { T, sched, c, faults, done: () => {} };
+  return { T, sched, c, faults };
 }
 
 // SillyTavern opened a chat: printMessages (truncated to the last message) ran.
@@ -96,7 +96,6 @@ test('managed open over SillyTavern\'s first render: bounded, the printed tail a
   assert.ok(c.host.snapshot().runtime.active > 0 && c.host.snapshot().runtime.active <= 8);
   assertConsistent(T);
   assert.equal(c.host.getFault(), null);
-  s.done();
 });
 
 test('a message SillyTavern appends (addOneMessage) becomes the tail root, same element, view follows (C87)', async (t) => {
@@ -114,7 +113,6 @@ test('a message SillyTavern appends (addOneMessage) becomes the tail root, same 
   assert.equal(c.host.snapshot().followingTail, true);
   assert.equal(c.host.getFault(), null);
   assertConsistent(T);
-  s.done();
 });
 
 test('deleting a mounted message with SillyTavern\'s deleteMessage (renumbering every root from the first) stays consistent (C79, C28)', async (t) => {
@@ -134,7 +132,6 @@ test('deleting a mounted message with SillyTavern\'s deleteMessage (renumbering 
   assert.equal(mesids(T.root).at(-1), 998);
   assertConsistent(T);
   assert.equal(T.deleteMessage(20), false, 'an unmounted message cannot be deleted (SillyTavern finds no element)');
-  s.done();
 });
 
 test('editing a mounted message with SillyTavern\'s editor: transient, held, editor kept and focused; done re-renders and reclaims (C55, C96, C131)', async (t) => {
@@ -163,7 +160,6 @@ test('editing a mounted message with SillyTavern\'s editor: transient, held, edi
   assert.ok(el.querySelector('pre code[data-highlighted]'), 'SillyTavern\'s decorations applied to the new content');
   assert.ok(el.querySelector('.frame'), 'the new content\'s block got a runtime');
   assertConsistent(T);
-  s.done();
 });
 
 test('SillyTavern re-rendering a message that holds a runtime (updateMessageBlock) does not fault; the new content is claimed (C45, C51)', async (t) => {
@@ -179,7 +175,6 @@ test('SillyTavern re-rendering a message that holds a runtime (updateMessageBloc
   assert.equal(T.find(i).querySelector('.mes_text p').textContent, 'changed');
   assert.ok(T.find(i).querySelector('.frame'));
   assert.ok(rt.live <= 8);
-  s.done();
 });
 
 test('a streamed reply: the placeholder mounts transient, every write shows, the final text is prepared (C55, C56, C87)', async (t) => {
@@ -209,7 +204,6 @@ test('a streamed reply: the placeholder mounts transient, every write shows, the
   assert.ok(T.find(200).querySelector('.frame'), 'the finished reply\'s block has a runtime');
   assert.equal(c.host.snapshot().followingTail, true);
   assert.equal(mesids(T.root).at(-1), 200);
-  s.done();
 });
 
 test('SillyTavern clearing #chat ends the epoch; the next CHAT_CHANGED opens a new one (C107)', async (t) => {
@@ -230,7 +224,6 @@ test('SillyTavern clearing #chat ends the epoch; the next CHAT_CHANGED opens a n
   assert.equal(mesids(T.root).at(-1), 49);
   assert.equal(T.find(49).textContent.includes('b49'), true);
   assertConsistent(T);
-  s.done();
 });
 
 test('a foreign direct child of #chat is removed, .style-pins are kept, nothing faults (C76)', async (t) => {
@@ -249,7 +242,6 @@ test('a foreign direct child of #chat is removed, .style-pins are kept, nothing 
   c.jumpToMessage(10);
   sched.flush();
   assert.equal(c.host.getFault(), null);
-  s.done();
 });
 
 test('showMoreMessages (what /chat-render and Show more run) does not grow the DOM: the view jumps to the first requested message', async (t) => {
@@ -263,7 +255,6 @@ test('showMoreMessages (what /chat-render and Show more run) does not grow the D
   assert.ok(mesids(T.root).includes(first - 50));
   assert.ok(T.mesEls().length <= 33);
   assertConsistent(T);
-  s.done();
 });
 
 test('chat[] changed with no DOM write (insertAfter an unmounted message): the next sync renders it (C93)', async (t) => {
@@ -281,7 +272,6 @@ test('chat[] changed with no DOM write (insertAfter an unmounted message): the n
   assertConsistent(T);
   c.jumpToMessage(100);
   assert.equal(T.find(100).querySelector('.mes_text p').textContent, 'inserted');
-  s.done();
 });
 
 test('a host fault reaches onFault and stops absorbing; the next chat opens afresh (C103, C106, C107)', async (t) => {
@@ -307,7 +297,6 @@ test('a host fault reaches onFault and stops absorbing; the next chat opens afre
   assert.equal(c.state, 'open');
   assert.equal(c.host.getFault(), null);
   assertConsistent(T);
-  s.done();
 });
 
 test('runtimes stay within the admission budget while scrolling a dense chat; revokes leave placeholders (C69, C70)', async (t) => {
@@ -326,7 +315,6 @@ test('runtimes stay within the admission budget while scrolling a dense chat; re
   assert.ok(rt.maxLive <= 8);
   assert.ok(placeholders.size > 0, 'a revoked runtime left a placeholder');
   assert.equal(c.host.getFault(), null);
-  s.done();
 });
 
 test('pinned settings read as managed mode needs; the user\'s values are what is saved', () => {

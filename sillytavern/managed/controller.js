@@ -164,7 +164,8 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
     }
     // C30: the content the host receives is exactly formatMessage's HTML.
     // SillyTavern's renderer also decorates code blocks; prepared content is
-    // decorated again by the participant above, after processors ran.
+    // decorated again by the decorator participant (top of this file), after
+    // any content processor ran.
     const content = el.querySelector('.mes_text');
     if (content !== null && !transient.has(message) && content.querySelector('pre code') !== null) {
       const t = now();
