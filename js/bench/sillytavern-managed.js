@@ -10,8 +10,10 @@
 //   more messages" clicks at the top, five at most, as a user would);
 // - open-to-settled: openCharacterChat() called → the chat rendered and
 //   #chat unchanged for two frames (managed: the host settled);
-// - the scroll: frames, script time per frame (CDP ScriptDuration / frames),
-//   long animation frames (> 50 ms, LoAF) and the longest;
+// - reading (wheel scrolling up through the last messages) and a
+//   page-through of the whole chat (one viewport-sized jump per step, each
+//   left to settle): frames, script time per frame (CDP ScriptDuration /
+//   frames), long animation frames (> 50 ms, LoAF) and the longest;
 // - JS heap after 2 and after 20 chat switches (after a forced GC): the
 //   first figure against the second shows whether switching leaks.
 // Usage: node --expose-gc bench/sillytavern-managed.js (make bench runs it
@@ -68,6 +70,12 @@ async function side(managed) {
     const open = await openTimed(page, LONG, managed);
     const afterOpen = await dom(page);
 
+    const r0 = await metric('ScriptDuration');
+    const reading = await readUp(page);
+    const r1 = await metric('ScriptDuration');
+    reading.scriptPerFrame = ((r1 - r0) * 1000) / Math.max(1, reading.frames);
+    await openTimed(page, LONG, managed); // back at the end for the page-through
+
     const script0 = await metric('ScriptDuration');
     const scroll = await scrollAcross(page, managed);
     const script1 = await metric('ScriptDuration');
@@ -84,7 +92,7 @@ async function side(managed) {
       if (i === 1) heap2 = await heapNow();
     }
     const heap = await heapNow();
-    return { open, afterOpen, scroll, heap, heap2 };
+    return { open, afterOpen, reading, scroll, heap, heap2 };
   } finally {
     await browser.close();
     await st.stop();
@@ -129,6 +137,26 @@ async function openTimed(page, name, managed) {
     void avatar;
     return performance.now() - t0;
   }, { avatar: CHARACTER.avatar, name, managed });
+}
+
+// Reading: 150 wheel notches of 120 px upwards from the end, 50 ms apart,
+// as a user scrolls back through the last few dozen messages.
+async function readUp(page) {
+  await page.evaluate(() => { Object.assign(globalThis.__bench, { long: [] }); });
+  await page.mouse.move(640, 400);
+  const frames = page.evaluate(() => new Promise((resolve) => {
+    let n = 0;
+    const t = performance.now();
+    const f = () => { n++; if (performance.now() - t < 150 * 50 + 500) requestAnimationFrame(f); else resolve(n); };
+    requestAnimationFrame(f);
+  }));
+  for (let i = 0; i < 150; i++) {
+    await page.mouse.wheel(0, -120);
+    await page.waitForTimeout(50);
+  }
+  const n = await frames;
+  const long = await page.evaluate(() => globalThis.__bench.long);
+  return { frames: n, longFrames: long.length, longest: long.length ? Math.max(...long) : 0 };
 }
 
 // Page from the bottom to the top in STEPS steps, one viewport-sized jump
@@ -180,13 +208,17 @@ const rows = [
   ['.mes after open', vanilla.afterOpen.mes, managed.afterOpen.mes],
   ['nodes under #chat after open', vanilla.afterOpen.nodes, managed.afterOpen.nodes],
   ['open-to-settled (10,000 messages)', ms(vanilla.open), ms(managed.open)],
-  ['scroll: reached message', `#${vanilla.scroll.top} (${vanilla.scroll.more} Show more)`, `#${managed.scroll.top}`],
-  ['scroll: most .mes at once', vanilla.scroll.maxMes, managed.scroll.maxMes],
-  ['scroll: most nodes under #chat', vanilla.scroll.maxNodes, managed.scroll.maxNodes],
-  ['scroll: frames', vanilla.scroll.frames, managed.scroll.frames],
-  ['scroll: script time per frame', `${vanilla.scroll.scriptPerFrame.toFixed(2)} ms`, `${managed.scroll.scriptPerFrame.toFixed(2)} ms`],
-  ['scroll: long frames (> 50 ms)', vanilla.scroll.longFrames, managed.scroll.longFrames],
-  ['scroll: longest frame', ms(vanilla.scroll.longest), ms(managed.scroll.longest)],
+  ['reading (150 wheel notches up): frames', vanilla.reading.frames, managed.reading.frames],
+  ['reading: script time per frame', `${vanilla.reading.scriptPerFrame.toFixed(2)} ms`, `${managed.reading.scriptPerFrame.toFixed(2)} ms`],
+  ['reading: long frames (> 50 ms)', vanilla.reading.longFrames, managed.reading.longFrames],
+  ['reading: longest frame', ms(vanilla.reading.longest), ms(managed.reading.longest)],
+  ['page-through: reached message', `#${vanilla.scroll.top} (${vanilla.scroll.more} Show more)`, `#${managed.scroll.top}`],
+  ['page-through: most .mes at once', vanilla.scroll.maxMes, managed.scroll.maxMes],
+  ['page-through: most nodes under #chat', vanilla.scroll.maxNodes, managed.scroll.maxNodes],
+  ['page-through: frames', vanilla.scroll.frames, managed.scroll.frames],
+  ['page-through: script time per frame', `${vanilla.scroll.scriptPerFrame.toFixed(2)} ms`, `${managed.scroll.scriptPerFrame.toFixed(2)} ms`],
+  ['page-through: long frames (> 50 ms)', vanilla.scroll.longFrames, managed.scroll.longFrames],
+  ['page-through: longest frame', ms(vanilla.scroll.longest), ms(managed.scroll.longest)],
   ['JS heap after 2 chat switches', mb(vanilla.heap2), mb(managed.heap2)],
   [`JS heap after ${SWITCHES} chat switches`, mb(vanilla.heap), mb(managed.heap)],
 ];
