@@ -9,7 +9,7 @@ HOST_WASM := $(JS)/tavern-host.wasm
 WASMFLAGS := -trimpath -ldflags="-s -w"
 GO_SOURCES := $(shell find . -name '*.go' -not -path './js/node_modules/*') go.mod go.sum
 # Go frames live on V8's stack: raise the limit so deep recursion throws
-# instead of segfaulting Node (TOOLCHAIN.md).
+# instead of segfaulting Node (docs/architecture.md).
 STACK := ulimit -s 65536 2>/dev/null || ulimit -s unlimited 2>/dev/null || true
 
 .PHONY: pack all build wasm host-wasm dsh-plugin node_modules test test-go test-wasm test-domjs test-js test-e2e test-sillytavern test-sillytavern-if-present sillytavern test-dsh vet bench bench-sillytavern size demo fuzz clean
@@ -73,7 +73,7 @@ test-wasm:
 	$(STACK); GOOS=js GOARCH=wasm $(GO) test -exec "$(WASM_EXEC)" ./bridge/...
 
 # chatsurface/domjs against happy-dom: the preload puts a DOM on globalThis
-# before Go starts (TOOLCHAIN.md).
+# before Go starts (docs/architecture.md).
 test-domjs: node_modules
 	$(STACK); NODE_OPTIONS="--require=$(CURDIR)/$(JS)/test/happydom-preload.cjs" \
 		GOOS=js GOARCH=wasm $(GO) test -exec "$(WASM_EXEC)" ./chatsurface/domjs/...
@@ -137,7 +137,7 @@ endif
 test-dsh: dsh-plugin node_modules
 	$(STACK); NODE_TEST="$(NODE_TEST)" js/e2e/dsh/run.sh
 
-# 1–4 of DESIGN's test list; the browser part needs Debian's chromium
+# Every suite (docs/testing.md); the browser part needs Debian's chromium
 # (E2E=required turns its absence into a failure, as CI does), the
 # real-frontend parts the SillyTavern and DeepSeek Harness tarballs.
 test: vet test-go test-wasm test-domjs test-js test-e2e test-sillytavern-if-present test-dsh

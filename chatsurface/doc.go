@@ -1,5 +1,5 @@
 // Package chatsurface is the pure-Go core of the ChatSurface host
-// (spec/chatsurface.md): participant registry, leases, claims, the projection
+// (the chat-surface rules): participant registry, leases, claims, the projection
 // commit, content updates, runtime admission, the bounded window and the fault
 // authority. It never imports syscall/js; everything JavaScript is reached
 // through four small interfaces, so the whole lifecycle is tested natively

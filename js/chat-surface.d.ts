@@ -1,4 +1,4 @@
-// Types for js/chat-surface.js (spec/chatsurface.md).
+// Types for js/chat-surface.js (rules C1–C148; behaviour: docs/api.md#chat-surface).
 
 export interface ChatSurfaceContext { readonly mesid: number; readonly content: HTMLElement }
 export interface ChatSurfaceClaims { claim(source: Element, activate: (ctx: RuntimeContext) => Cleanup): void }

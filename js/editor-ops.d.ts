@@ -1,4 +1,4 @@
-// Types for the editor ops (spec/takeover.md §10–11, O1–O38).
+// Types for the editor ops (rules O1–O38; behaviour: docs/api.md#editor-ops).
 import type { MessageEditorHandle } from './message-takeover.js';
 
 /** O2: the codes an EditorOpsError carries ('internal' for a contained core fault). */

@@ -1,4 +1,4 @@
-// Types for js/message-editor.js: the message editor widget (spec S90–S98).
+// Types for js/message-editor.js: the message editor widget (rules S90–S98; docs/api.md).
 
 export interface MountMessageEditorOptions {
   /** The live session whose transcript `root` shows. */

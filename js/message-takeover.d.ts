@@ -1,4 +1,4 @@
-// Types for the message-takeover kernel (spec/takeover.md §2–6).
+// Types for the message-takeover handle (rules T1–T45, T65; behaviour: docs/api.md#message-takeover-the-handle).
 
 export type GenerationType = 'normal' | 'regenerate' | 'swipe' | 'continue';
 

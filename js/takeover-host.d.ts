@@ -1,4 +1,4 @@
-// Types for the host-facing takeover API (spec/takeover.md §8–9).
+// Types for the host-facing takeover API (rules T46–T71; docs/api.md).
 import type { MessageEditorHandle, TakeoverError, GenerationType } from './message-takeover.js';
 
 export interface TakeoverInit {

@@ -5,5 +5,5 @@
 // and no clock. The host side (a net/http route over a host port) lives in
 // the route sub-package; it hands snapshots in and appends the planned event.
 //
-// Rule numbers (S…, V…, C…, L…) refer to spec/sessionlog.md.
+// Rule numbers (S…, V…, C…, L…) refer to the session-log rules.
 package sessionlog

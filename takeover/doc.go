@@ -1,5 +1,5 @@
 // Package takeover is the message-takeover kernel: the editor handle's state
-// machine (rules T10–T45 of spec/takeover.md) and, later, dispatch claiming
+// machine (rules T10–T45, docs/api.md) and, later, dispatch claiming
 // and driver routing.
 //
 // The handle's text and reasoning live at the JavaScript edge: a plugin's

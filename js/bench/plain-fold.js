@@ -1,5 +1,5 @@
 // Plain-JS baseline for the session-log benchmark: read a JSONL log, run
-// the validator of spec/sessionlog.md §4 (S5–S14, S21, V1–V23, same order and
+// the validator of the session-log rules (S5–S14, S21, V1–V23, same order and
 // messages) and the positional fold of §5 (S25–S28), written from the spec
 // alone. It is the yardstick for js/session-log.js, not a second
 // implementation to ship: it has no transcript, overlay or planner, and

@@ -1,5 +1,5 @@
 // A plain-JavaScript handle written to the same rules as tavern-core's
-// (spec/takeover.md T10–T45): the baseline `make bench` compares against.
+// (rules T10–T45): the baseline `make bench` compares against.
 // It is deliberately straightforward, like a careful hand-written plugin
 // host would be.
 

@@ -1,5 +1,5 @@
 // Plain-JavaScript editor ops written to the same rules as tavern-core's
-// (spec/takeover.md O1–O25): the baseline `make bench` compares the patch
+// (rules O1–O25): the baseline `make bench` compares the patch
 // workloads against. Like plain-handle.js it is what a careful hand-written
 // implementation would be: validate, build the new string with slice(), one
 // setText per op; indexOf for matching; a Levenshtein row per window for the

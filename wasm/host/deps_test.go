@@ -11,7 +11,7 @@ import (
 )
 
 // TestBrowserBinaryLinksNoHostPackages keeps the host-only packages out of
-// the page's module (DESIGN "Dependencies", S89): encoding/json costs
+// the page's module (S89, docs/architecture.md): encoding/json costs
 // ~245 KB brotli, sessionlog and the route drag it in, and
 // github.com/syumai/workers panics at init without its Workers glue.
 func TestBrowserBinaryLinksNoHostPackages(t *testing.T) {
