@@ -39,7 +39,11 @@ for (const viewport of SIZES) {
   test(`takeover page at ${size}: usable, nothing cut off`, { skip, timeout: 120000 }, async (t) => {
     const { page, url, errors } = await openDemo(t, { viewport });
     await page.addInitScript(() => { globalThis.DEMO_DELAY_MS = 5; });
+    const wasm = page.waitForResponse((r) => r.url().endsWith('/tavern-core.wasm'));
     await page.goto(url);
+    const w = await wasm;
+    assert.equal(w.headers()['content-encoding'], 'br', 'the browser gets the module brotli-compressed');
+    assert.equal(w.headers()['content-type'], 'application/wasm');
     await page.waitForSelector('body[data-ready=true]');
     await page.fill('#input', 'A message long enough to wrap on a phone, with a_very_long_word_that_does_not_break_by_itself_at_all_anywhere.');
     await page.keyboard.press('Enter');
