@@ -12,7 +12,7 @@ GO_SOURCES := $(shell find . -name '*.go' -not -path './js/node_modules/*') go.m
 # instead of segfaulting Node (docs/architecture.md).
 STACK := ulimit -s 65536 2>/dev/null || ulimit -s unlimited 2>/dev/null || true
 
-.PHONY: pack all build wasm host-wasm dsh-plugin node_modules test test-go test-wasm test-domjs test-js test-e2e test-sillytavern test-sillytavern-if-present sillytavern test-dsh vet bench bench-sillytavern size demo fuzz clean
+.PHONY: pack all build wasm host-wasm dsh-plugin node_modules test test-go test-wasm test-js test-e2e test-sillytavern test-sillytavern-if-present sillytavern test-dsh vet bench bench-sillytavern size demo fuzz clean
 
 all: build
 
@@ -71,12 +71,6 @@ test-go:
 
 test-wasm:
 	$(STACK); GOOS=js GOARCH=wasm $(GO) test -exec "$(WASM_EXEC)" ./bridge/...
-
-# chatsurface/domjs against happy-dom: the preload puts a DOM on globalThis
-# before Go starts (docs/architecture.md).
-test-domjs: node_modules
-	$(STACK); NODE_OPTIONS="--require=$(CURDIR)/$(JS)/test/happydom-preload.cjs" \
-		GOOS=js GOARCH=wasm $(GO) test -exec "$(WASM_EXEC)" ./chatsurface/domjs/...
 
 # Progress as tests finish (js/test/progress-reporter.js): one line per
 # test, a note while a slow one runs, "<suite>: N passed, N failed" last.
@@ -140,7 +134,7 @@ test-dsh: dsh-plugin node_modules
 # Every suite (docs/testing.md); the browser part needs Debian's chromium
 # (E2E=required turns its absence into a failure, as CI does), the
 # real-frontend parts the SillyTavern and DeepSeek Harness tarballs.
-test: vet test-go test-wasm test-domjs test-js test-e2e test-sillytavern-if-present test-dsh
+test: vet test-go test-wasm test-js test-e2e test-sillytavern-if-present test-dsh
 
 bench: wasm host-wasm node_modules
 	$(STACK); cd $(JS) && node --expose-gc bench/run.js

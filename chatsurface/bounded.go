@@ -24,11 +24,17 @@ type bounded struct {
 	timerSet      bool
 	timer         int
 
-	dirty       map[Node]bool // roots whose size change was notified
-	win         Window        // committed window
-	hasViewport bool          // a normal commit set V (C143 viewport)
-	committed   bool          // win holds a committed layout
-	top, middle Node          // spacer elements, 0 when absent
+	dirty map[Node]bool // roots whose size change was notified
+	// boxes are C85's reads of the mounted roots (boxRoots), queued with a
+	// commit's verification; measured says they are still unread.
+	heights     [2]float64 // the spacers' heights as written
+	boxes       []sizeRead
+	boxRoots    []*residency
+	measured    bool
+	win         Window // committed window
+	hasViewport bool   // a normal commit set V (C143 viewport)
+	committed   bool   // win holds a committed layout
+	top, middle Node   // spacer elements, 0 when absent
 	demand      []int
 	// pin is the jump target as the anchor, with the offset the jump gave
 	// it, until its content settles or a gesture begins (C86 as changed:
@@ -56,25 +62,26 @@ func (b *bounded) stop(h *Host) {
 // mark is C72 at open.
 func (b *bounded) mark(h *Host) {
 	b.marked = true
-	b.anchorStyle = h.dom.InlineStyle(h.root, "overflow-anchor")
-	h.dom.SetAttr(h.root, "data-tt-chat-surface", "bounded")
-	h.dom.SetAttr(h.root, "data-tt-chat-bootstrap", "true")
-	h.dom.SetInlineStyle(h.root, "overflow-anchor", "none")
+	b.anchorStyle = h.doc.Style(h.root, NameOverflowAnchor)
+	h.doc.SetAttr(h.root, NameSurface, "bounded")
+	h.doc.SetAttr(h.root, NameBootstrap, "true")
+	h.doc.SetStyle(h.root, NameOverflowAnchor, "none")
 }
 
 // unmark is C107 step 4 for the bounded parts.
 func (b *bounded) unmark(h *Host) {
 	for _, s := range [...]*Node{&b.top, &b.middle} {
 		if *s != 0 {
-			h.dom.Remove(*s)
-			h.dom.Release(*s)
+			h.doc.Remove(*s, 0)
+			h.doc.Release(*s)
 			*s = 0
 		}
 	}
+	h.doc.ForgetStyles()
 	if b.marked {
-		h.dom.RemoveAttr(h.root, "data-tt-chat-surface")
-		h.dom.RemoveAttr(h.root, "data-tt-chat-bootstrap")
-		h.dom.SetInlineStyle(h.root, "overflow-anchor", b.anchorStyle)
+		h.doc.RemoveAttr(h.root, NameSurface)
+		h.doc.RemoveAttr(h.root, NameBootstrap)
+		h.doc.SetStyle(h.root, NameOverflowAnchor, b.anchorStyle)
 		b.marked = false
 	}
 }
@@ -100,44 +107,65 @@ func (b *bounded) restructure(h *Host) {
 	b.layout = NewLayout(sizes, b.layout.Metrics())
 }
 
-// readMetrics reads Ps, Pe, G and H fresh (C80, C90 step 2).
-func (b *bounded) readMetrics(h *Host) {
-	d := h.dom
-	b.layout.SetMetrics(Metrics{
-		PadTop:    cssLength(d.ComputedStyle(h.root, "padding-top")),
-		PadBottom: cssLength(d.ComputedStyle(h.root, "padding-bottom")),
-		Gap:       cssLength(d.ComputedStyle(h.root, "row-gap")),
-		Height:    d.ClientHeight(h.root),
-	})
+// setMetrics takes Ps, Pe, G and H from a view read (C80, C90 step 2).
+func (b *bounded) setMetrics(v View) {
+	b.layout.SetMetrics(Metrics{PadTop: v.PadTop, PadBottom: v.PadBottom, Gap: v.Gap, Height: v.H})
 }
 
-// measure is a root's border-box height plus its margins (C85).
-func (h *Host) measure(root Node) float64 {
-	r := h.dom.Rect(root)
-	return (r.Bottom - r.Top) + cssLength(h.dom.ComputedStyle(root, "margin-top")) +
-		cssLength(h.dom.ComputedStyle(root, "margin-bottom"))
+// readMetrics reads them now.
+func (b *bounded) readMetrics(h *Host) View {
+	v := h.doc.View(h.root)
+	b.setMetrics(v)
+	return v
+}
+
+// sizeRead is one queued measurement of a root (C85): its border box, and
+// its computed margins when box is set. Margins are read when a root mounts,
+// when its size change is notified and after refreshLayout(); in between
+// the ones read last are used (docs/chatsurface.md): a computed style read
+// is the dearest read of a frame.
+type sizeRead struct {
+	r   Read
+	box bool
+}
+
+func (b *bounded) qSize(h *Host, r *residency, fresh bool) sizeRead {
+	if fresh || !r.hasMargins {
+		return sizeRead{h.doc.QBox(r.root), true}
+	}
+	return sizeRead{h.doc.QRect(r.root), false}
+}
+
+func (b *bounded) sizeOf(h *Host, r *residency, x sizeRead) float64 {
+	rc := h.doc.RectOf(x.r)
+	if x.box {
+		r.margins, r.hasMargins = finite(h.doc.F(x.r, 2))+finite(h.doc.F(x.r, 3)), true
+	}
+	return finite(rc.Bottom - rc.Top + r.margins)
+}
+
+// queueMeasure queues C85's measurement of every mounted root; the reads
+// ride with the batch that verifies a commit (verifyCommit).
+func (b *bounded) queueMeasure(h *Host) {
+	b.boxes, b.boxRoots = b.boxes[:0], b.boxRoots[:0]
+	for _, r := range h.mounted {
+		b.boxes = append(b.boxes, b.qSize(h, r, false))
+		b.boxRoots = append(b.boxRoots, r)
+	}
+	b.measured = true
 }
 
 // measureMounted is C85 after a commit: cache every mounted root's size and
 // schedule a geometry commit when one differs from the size used.
 func (b *bounded) measureMounted(h *Host) {
-	changed := false
-	var boxes []Box
-	if br, ok := h.dom.(BoxReader); ok && len(h.mounted) > 0 {
-		ns := make([]Node, len(h.mounted))
-		for i, r := range h.mounted {
-			ns[i] = r.root
-		}
-		boxes = br.Boxes(ns)
+	if !b.measured || len(b.boxRoots) != len(h.mounted) {
+		b.queueMeasure(h)
+		h.doc.Sync()
 	}
-	for i, r := range h.mounted {
-		var s float64
-		if boxes != nil {
-			x := boxes[i]
-			s = finite((x.Rect.Bottom - x.Rect.Top) + cssLength(x.MarginTop) + cssLength(x.MarginBottom))
-		} else {
-			s = finite(h.measure(r.root))
-		}
+	b.measured = false
+	changed := false
+	for i, r := range b.boxRoots {
+		s := b.sizeOf(h, r, b.boxes[i])
 		if s != b.layout.Size(r.mesid) {
 			changed = true
 			b.layout.SetSize(r.mesid, s)
@@ -149,19 +177,33 @@ func (b *bounded) measureMounted(h *Host) {
 	}
 }
 
-// remeasureDirty applies notified size changes inside a commit (C85).
-func (b *bounded) remeasureDirty(h *Host) {
+// queueDirty queues the boxes of roots whose size change was notified;
+// applyDirty takes them into the layout inside a commit (C85).
+func (b *bounded) queueDirty(h *Host) ([]*residency, []sizeRead) {
 	if len(b.dirty) == 0 {
-		return
+		return nil, nil
 	}
+	var rs []*residency
+	var reads []sizeRead
 	for _, r := range h.mounted {
 		if b.dirty[r.root] {
-			s := finite(h.measure(r.root))
-			b.layout.SetSize(r.mesid, s)
-			b.sizes[r.msg] = s
+			rs = append(rs, r)
+			reads = append(reads, b.qSize(h, r, true))
 		}
 	}
 	clear(b.dirty)
+	return rs, reads
+}
+
+func (b *bounded) applyDirty(h *Host, rs []*residency, reads []sizeRead) {
+	for i, r := range rs {
+		if h.residencyAt(r.mesid) != r {
+			continue // remounted by the structural pass
+		}
+		s := b.sizeOf(h, r, reads[i])
+		b.layout.SetSize(r.mesid, s)
+		b.sizes[r.msg] = s
+	}
 }
 
 func (b *bounded) scheduleGeometry(h *Host) {
@@ -172,8 +214,8 @@ func (b *bounded) scheduleGeometry(h *Host) {
 
 // writeScroll assigns S and remembers the value read back (C88).
 func (b *bounded) writeScroll(h *Host, s float64) {
-	h.dom.SetScrollTop(h.root, s)
-	b.lastS = h.dom.ScrollTop(h.root)
+	h.doc.SetScroll(h.root, s)
+	b.lastS = h.doc.Scroll(h.root)
 	b.written = true
 }
 
@@ -184,9 +226,15 @@ type anchor struct {
 	offset float64
 }
 
-// captureAnchor reads the live S in the last written layout (C86); while
+// captureAnchor reads the live S and takes the anchor at it.
+func (b *bounded) captureAnchor(h *Host) (anchor, float64) {
+	s := h.doc.Scroll(h.root)
+	return b.anchorAt(h, s), s
+}
+
+// anchorAt is C86's anchor at the live S in the last written layout; while
 // a jump target is pinned it is the anchor.
-func (b *bounded) captureAnchor(h *Host) anchor {
+func (b *bounded) anchorAt(h *Host, s float64) anchor {
 	if !b.written || b.layout.Len() == 0 || b.layout.Len() != len(h.ids) {
 		return anchor{}
 	}
@@ -196,14 +244,13 @@ func (b *bounded) captureAnchor(h *Host) anchor {
 		}
 		b.pin = anchor{}
 	}
-	s := h.dom.ScrollTop(h.root)
 	a, _ := b.layout.Visible(s)
 	return anchor{ok: true, key: h.ids[a], offset: s - b.layout.Start(a)}
 }
 
 // target is where the view should be: the end when following, else the
 // anchor's restored position, else the clamped live S (C86, C87).
-func (b *bounded) target(h *Host, an anchor) float64 {
+func (b *bounded) target(h *Host, an anchor, s float64) float64 {
 	if b.following {
 		return b.layout.MaxScroll()
 	}
@@ -212,7 +259,7 @@ func (b *bounded) target(h *Host, an anchor) float64 {
 			return b.layout.ClampScroll(b.layout.Start(i) + an.offset)
 		}
 	}
-	return b.layout.ClampScroll(h.dom.ScrollTop(h.root))
+	return b.layout.ClampScroll(s)
 }
 
 // releasePin lets the jump target go once its content settled: no mounted
@@ -230,25 +277,26 @@ func (b *bounded) releasePin(h *Host) {
 	b.pin = anchor{}
 }
 
-// checkChildren is C76: only .mes roots, spacers and .style-pins.
-func (b *bounded) checkChildren(h *Host) error {
-	for _, c := range h.dom.Children(h.root) {
-		if c == b.top || c == b.middle || h.dom.Matches(c, SelMes) || h.dom.Matches(c, SelStylePins) {
+// checkChildren is C76 on a read of the root's children: only .mes roots,
+// spacers and .style-pins.
+func (b *bounded) checkChildren(children []Child) error {
+	for _, c := range children {
+		if (c.Node != 0 && (c.Node == b.top || c.Node == b.middle)) || c.Flags&(NodeMes|NodeStylePins) != 0 {
 			continue
 		}
-		tag := h.dom.TagName(c)
-		return newError(CodeOwnership, "Bounded ChatSurface contains an unknown direct child: "+tag)
+		return newError(CodeOwnership, "Bounded ChatSurface contains an unknown direct child: "+c.Tag)
 	}
 	return nil
 }
 
 // writeLayout writes spacers and orders the children (C74, C78, C84).
-func (b *bounded) writeLayout(h *Host, w Window, rs []*residency) error {
-	if err := b.checkChildren(h); err != nil {
+// children is the root's children as read before this batch's writes.
+func (b *bounded) writeLayout(h *Host, w Window, rs []*residency, children []Child) error {
+	if err := b.checkChildren(children); err != nil {
 		return err
 	}
-	b.spacer(h, &b.top, "top", w.HasTop, w.Top)
-	b.spacer(h, &b.middle, "middle", w.HasMiddle, w.Middle)
+	b.spacer(h, &b.top, SpacerTop, w.HasTop, w.Top)
+	b.spacer(h, &b.middle, SpacerMiddle, w.HasMiddle, w.Middle)
 	var before, after []Node
 	if b.top != 0 {
 		before = append(before, b.top)
@@ -262,7 +310,7 @@ func (b *bounded) writeLayout(h *Host, w Window, rs []*residency) error {
 		after = append(after, b.middle)
 	}
 	// The tail root follows the middle spacer: place V, then append it.
-	h.placeRoots(order, before, append(after, rootsOf(tail)...))
+	h.placeRoots(children, order, before, append(after, rootsOf(tail)...))
 	b.win, b.committed = w, true
 	return nil
 }
@@ -275,21 +323,22 @@ func rootsOf(rs []*residency) []Node {
 	return out
 }
 
-func (b *bounded) spacer(h *Host, n *Node, kind string, want bool, height float64) {
+func (b *bounded) spacer(h *Host, n *Node, kind uint16, want bool, height float64) {
 	if !want {
 		if *n != 0 {
-			h.dom.Remove(*n)
-			h.dom.Release(*n)
+			h.doc.Remove(*n, 0)
+			h.doc.Release(*n)
 			*n = 0
 		}
 		return
 	}
 	if *n == 0 {
-		*n = h.dom.CreateElement("tt-chat-spacer")
-		h.dom.SetAttr(*n, "data-tt-chat-spacer", kind)
-		h.dom.SetAttr(*n, "aria-hidden", "true")
+		*n = h.doc.Spacer(kind)
+	} else if height == b.heights[kind] {
+		return // the spacer already has this height
 	}
-	h.dom.SetInlineStyle(*n, "height", jsNumber(height)+"px")
+	b.heights[kind] = height
+	h.doc.Height(*n, height)
 }
 
 // sendDemand is C91 + C90 step 7.
@@ -321,18 +370,24 @@ const (
 
 // normalCommit is C90.
 func (b *bounded) normalCommit(h *Host, kind commitKind, replace map[int]bool, suspended bool) error {
-	an := b.captureAnchor(h)
+	// Steps 1–2 in one read: the live S (for the anchor, before anything is
+	// updated), the metrics and the notified roots' boxes.
+	vr := h.doc.QView(h.root)
+	dirty, boxes := b.queueDirty(h)
+	h.doc.Sync()
+	v := h.doc.ViewOf(vr)
+	an := b.anchorAt(h, v.S)
 	if kind == commitStructural {
 		if err := h.structural(); err != nil {
 			return err
 		}
 	}
-	b.remeasureDirty(h)
-	b.readMetrics(h)
+	b.applyDirty(h, dirty, boxes)
+	b.setMetrics(v)
 	n := len(h.ids)
 	w := Window{First: 0, Last: -1}
 	if n > 0 {
-		a, z := b.layout.Visible(b.target(h, an))
+		a, z := b.layout.Visible(b.target(h, an, v.S))
 		w = b.layout.Plan(Normal(a, z, n))
 	}
 	proj := w.Mounted(n)
@@ -343,7 +398,7 @@ func (b *bounded) normalCommit(h *Host, kind commitKind, replace map[int]bool, s
 	}
 	b.hasViewport = true
 	b.measureMounted(h)
-	b.writeScroll(h, b.target(h, an))
+	b.writeScroll(h, b.target(h, an, v.S))
 	b.releasePin(h)
 	return b.sendDemand(h, suspended)
 }
@@ -386,7 +441,7 @@ func (b *bounded) open(h *Host) error {
 	if h.state != StateInactive {
 		return newError(CodeState, "Bounded ChatSurface cannot open from state "+string(h.state))
 	}
-	if n := h.dom.QueryFirst(h.root, SelShowMore); n != 0 {
+	if n := h.doc.Query(h.root, SelShowMore); n != 0 {
 		return h.fail(newError(CodeOwnership, "Bounded ChatSurface cannot adopt the static Show More control"))
 	}
 	b.mark(h)
@@ -404,7 +459,7 @@ func (b *bounded) open(h *Host) error {
 			return err
 		}
 	}
-	h.dom.RemoveAttr(h.root, "data-tt-chat-bootstrap")
+	h.doc.RemoveAttr(h.root, NameBootstrap)
 	h.state = StateSettled
 	return nil
 }
@@ -443,9 +498,13 @@ func (b *bounded) geometryFrame(h *Host) error {
 func (b *bounded) measurementRefresh(h *Host) error {
 	b.refresh = false
 	b.refreshRuns++
-	an := b.captureAnchor(h)
+	an, s := b.captureAnchor(h)
 	clear(b.sizes)
 	clear(b.dirty)
+	for _, r := range h.mounted {
+		r.hasMargins = false // a width, font or theme change: margins too
+	}
+	h.doc.ForgetStyles()
 	b.restructure(h)
 	center := len(h.ids) - 1
 	if an.ok {
@@ -458,7 +517,7 @@ func (b *bounded) measurementRefresh(h *Host) error {
 			return err
 		}
 	}
-	b.writeScroll(h, b.target(h, an))
+	b.writeScroll(h, b.target(h, an, s))
 	return b.normalCommit(h, commitPlain, nil, false)
 }
 
@@ -467,14 +526,15 @@ func (b *bounded) gestureNotice(h *Host) {
 	if h.state != StateSettled && h.state != StateGestureScrolling {
 		return
 	}
-	s := h.dom.ScrollTop(h.root)
+	v := h.doc.ScrollView(h.root)
+	s := v.S
 	if math.Abs(s-b.lastS) <= 1.5 {
 		return
 	}
 	// While following, an offset at the live end is the browser clamping
 	// after the content shrank, not a gesture (C88 as changed): geometry
 	// follows it, following stays on.
-	if b.following && h.state == StateSettled && b.atLiveEnd(h, s, 1.5) {
+	if b.following && h.state == StateSettled && atLiveEnd(v, 1.5) {
 		b.lastS = s
 		b.scheduleGeometry(h)
 		return
@@ -490,10 +550,8 @@ func (b *bounded) gestureNotice(h *Host) {
 	b.scheduleGeometry(h)
 }
 
-// atLiveEnd reports S + H ≥ scrollHeight − slack, measured now.
-func (b *bounded) atLiveEnd(h *Host, s, slack float64) bool {
-	return s+h.dom.ClientHeight(h.root) >= h.dom.ScrollHeight(h.root)-slack
-}
+// atLiveEnd reports S + H ≥ scrollHeight − slack on a live read.
+func atLiveEnd(v View, slack float64) bool { return v.S+v.H >= v.ScrollHeight-slack }
 
 // endGesture is the end of a gesture (C87, C88, C89).
 func (b *bounded) endGesture(h *Host) {
@@ -507,6 +565,6 @@ func (b *bounded) endGesture(h *Host) {
 	b.gesture = false
 	// Decided from live measurements (C87 as changed): the layout last
 	// written may predate content that shrank or grew.
-	b.following = b.layout.Len() > 0 && b.atLiveEnd(h, h.dom.ScrollTop(h.root), followSlack)
+	b.following = b.layout.Len() > 0 && atLiveEnd(h.doc.ScrollView(h.root), followSlack)
 	b.scheduleGeometry(h)
 }

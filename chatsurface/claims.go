@@ -21,6 +21,7 @@ type claimSet struct {
 // argument is not a Node; activate is 0 when it is not a function. Errors are
 // thrown to the caller; none faults by itself.
 func (h *Host) Claim(id ClaimsID, source Node, activate Ref) error {
+	defer h.doc.Sync() // the batch this call queued reaches the DOM
 	cs := h.openClaim[id]
 	if cs == nil {
 		pid := ""
@@ -31,7 +32,13 @@ func (h *Host) Claim(id ClaimsID, source Node, activate Ref) error {
 		return newError(CodeContract, "ChatSurface participant "+pid+" claimed a runtime after prepareContent returned")
 	}
 	pid := cs.p.ID
-	if source == 0 || !h.dom.IsElement(source) || source == cs.content || !h.dom.Contains(cs.content, source) {
+	isElem, inside := false, false
+	if source != 0 && source != cs.content {
+		n, c := h.doc.QNode(source), h.doc.QContains(cs.content, source)
+		h.doc.Sync()
+		isElem, inside = h.doc.FlagsOf(n)&NodeElement != 0, h.doc.Bool(c)
+	}
+	if !isElem || !inside {
 		h.releaseClaimArgs(source, activate)
 		return newError(CodeContract, "ChatSurface participant "+pid+" must claim a descendant of message content")
 	}
@@ -52,9 +59,7 @@ func (h *Host) releaseClaimArgs(source Node, activate Ref) {
 	if activate != 0 {
 		h.js.Release(activate)
 	}
-	if source != 0 {
-		h.dom.Release(source)
-	}
+	h.doc.Release(source)
 }
 
 // releaseClaims drops claims that never became candidates.
@@ -89,17 +94,50 @@ func (h *Host) prepareContent(p *Participant, mesid int, content Node, owners ma
 	return newTypeError(CodeContract, "ChatSurface participant "+p.ID+".prepareContent must not return a value")
 }
 
-// checkDetached is C40 for one prepared content: parent is the content's
-// original parent and root its root (0 for an updateContent staging element).
-func (h *Host) checkDetached(root, content, parent Node, cs []*claim) error {
-	d := h.dom
-	if !d.Matches(content, SelMesText) || d.IsConnected(content) || d.Parent(content) != parent ||
-		(root != 0 && (d.QueryFirst(root, SelMesText) != content || d.Parent(root) != 0)) {
-		return newError(CodeOwnership, "ChatSurface participant changed detached content ownership")
+// detached is one prepared content for C40: its root (0 for an
+// updateContent staging element) and the parent it had before
+// prepareContent (0: none).
+type detached struct {
+	root, content, parent Node
+	claims                []*claim
+}
+
+// checkDetached is C40 for prepared roots, in one read.
+func (h *Host) checkDetached(rs []*residency) error {
+	items := make([]detached, len(rs))
+	for i, r := range rs {
+		items[i] = detached{r.root, r.content, r.parent, r.claims}
 	}
-	for _, c := range cs {
-		if d.IsConnected(c.source) || !d.Contains(content, c.source) {
-			return newError(CodeOwnership, "ChatSurface runtime source changed during preparation: "+c.p.ID)
+	return h.checkDetachedItems(items)
+}
+
+func (h *Host) checkDetachedItems(items []detached) error {
+	d := h.doc
+	type reads struct{ content, root, first Read }
+	rs := make([]reads, len(items))
+	var src []Read
+	for i, it := range items {
+		rs[i].content = d.QNode(it.content)
+		if it.root != 0 {
+			rs[i].root, rs[i].first = d.QNode(it.root), d.QQuery(it.root, SelMesText)
+		}
+		for _, c := range it.claims {
+			src = append(src, d.QNode(c.source), d.QContains(it.content, c.source))
+		}
+	}
+	d.Sync()
+	k := 0
+	for i, it := range items {
+		f := d.FlagsOf(rs[i].content)
+		if f&NodeMesText == 0 || f&NodeConnected != 0 || d.NodeOf(rs[i].content) != it.parent ||
+			(it.root != 0 && (d.NodeOf(rs[i].first) != it.content || d.NodeOf(rs[i].root) != 0)) {
+			return newError(CodeOwnership, "ChatSurface participant changed detached content ownership")
+		}
+		for _, c := range it.claims {
+			if d.FlagsOf(src[k])&NodeConnected != 0 || !d.Bool(src[k+1]) {
+				return newError(CodeOwnership, "ChatSurface runtime source changed during preparation: "+c.p.ID)
+			}
+			k += 2
 		}
 	}
 	return nil
@@ -130,26 +168,48 @@ func (h *Host) connected(p *Participant, hook Ref, name string, r *residency, l 
 		" must return a cleanup function, disposable object, or nothing")
 }
 
-// verifyOwnership is C45 for every mounted root.
-func (h *Host) verifyOwnership() error {
-	for _, r := range h.mounted {
-		if err := h.verifyResidency(r); err != nil {
-			return err
+// ownership holds C45's queued reads for every mounted root.
+type ownership struct {
+	rs    []*residency
+	first []Read
+	src   []Read
+}
+
+// queueOwnership queues C45's reads for every mounted root.
+func (h *Host) queueOwnership() ownership {
+	o := ownership{rs: h.mounted, first: make([]Read, len(h.mounted))}
+	for i, r := range h.mounted {
+		o.first[i] = h.doc.QQuery(r.root, SelMesText)
+		for _, c := range r.claims {
+			o.src = append(o.src, h.doc.QNode(c.source), h.doc.QContains(r.content, c.source))
+		}
+	}
+	return o
+}
+
+// ownershipOK is C45 on those reads.
+func (h *Host) ownershipOK(o ownership) error {
+	d := h.doc
+	k := 0
+	for i, r := range o.rs {
+		if d.NodeOf(o.first[i]) != r.content {
+			return newError(CodeOwnership, "ChatSurface message "+itoa(r.mesid)+" content ownership diverged")
+		}
+		for range r.claims {
+			if d.FlagsOf(o.src[k])&NodeConnected == 0 || !d.Bool(o.src[k+1]) {
+				return newError(CodeOwnership, "ChatSurface message "+itoa(r.mesid)+" runtime source ownership diverged")
+			}
+			k += 2
 		}
 	}
 	return nil
 }
 
-func (h *Host) verifyResidency(r *residency) error {
-	if h.dom.QueryFirst(r.root, SelMesText) != r.content {
-		return newError(CodeOwnership, "ChatSurface message "+itoa(r.mesid)+" content ownership diverged")
-	}
-	for _, c := range r.claims {
-		if !h.dom.IsConnected(c.source) || !h.dom.Contains(r.content, c.source) {
-			return newError(CodeOwnership, "ChatSurface message "+itoa(r.mesid)+" runtime source ownership diverged")
-		}
-	}
-	return nil
+// verifyOwnership is C45 for every mounted root, read now.
+func (h *Host) verifyOwnership() error {
+	o := h.queueOwnership()
+	h.doc.Sync()
+	return h.ownershipOK(o)
 }
 
 // registerCandidates turns claims into candidates (C59): each adds an

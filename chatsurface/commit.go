@@ -55,7 +55,7 @@ func (h *Host) commitPhases(proj []int, replace map[int]bool, layout *Window) er
 	if h.fastPath(proj, replace) {
 		h.syncAttributes(h.mounted)
 		if layout != nil {
-			if err := h.b.writeLayout(h, *layout, h.mounted); err != nil {
+			if err := h.b.writeLayout(h, *layout, h.mounted, h.doc.Children(h.root)); err != nil {
 				return h.fail(err)
 			}
 		}
@@ -84,20 +84,18 @@ func (h *Host) commitPhases(proj []int, replace map[int]bool, layout *Window) er
 	}
 	// Phases 5–6: content preparation and prepareContent, participant-major.
 	var prepared []*residency
-	parents := map[*residency]Node{}
 	owners := map[*residency]map[Node]*Participant{}
 	for _, r := range fresh {
 		if h.transient[r.msg] {
 			continue // raw content, nothing else (C56)
 		}
-		ok, err := h.processContent(r.msg, r.mesid, r.content)
+		ok, err := h.processContent(r.msg, r.mesid, r.content, r.html)
 		if err != nil {
 			return h.discard(fresh, ReasonMountPreparation, err)
 		}
 		r.prepared, r.pending = ok, !ok
 		if r.prepared {
 			prepared = append(prepared, r)
-			parents[r] = h.dom.Parent(r.content)
 			owners[r] = map[Node]*Participant{}
 		}
 	}
@@ -111,10 +109,14 @@ func (h *Host) commitPhases(proj []int, replace map[int]bool, layout *Window) er
 			}
 		}
 	}
-	for _, r := range prepared {
-		if err := h.checkDetached(r.root, r.content, parents[r], r.claims); err != nil {
+	if h.reg.preparers() > 0 {
+		if err := h.checkDetached(prepared); err != nil {
 			return h.discard(fresh, ReasonMountPreparation, err)
 		}
+	}
+	for _, r := range fresh {
+		h.doc.Release(r.parent)
+		r.parent, r.html = 0, ""
 	}
 	// Phase 7: close leaving roots, ascending.
 	var leaving []*residency
@@ -132,30 +134,30 @@ func (h *Host) commitPhases(proj []int, replace map[int]bool, layout *Window) er
 	if first != nil {
 		return h.discard(fresh, ReasonProjectionCommit, first)
 	}
-	// Phase 8: the batched DOM commit.
+	// Phase 8: the batched DOM commit, decided against one read of the
+	// root's children (which is also C76's check).
+	children := h.doc.Children(h.root)
 	if layout != nil {
-		if err := h.b.checkChildren(h); err != nil {
+		if err := h.b.checkChildren(children); err != nil {
 			return h.discard(fresh, ReasonProjectionCommit, err)
 		}
 	}
 	for _, r := range leaving {
-		if h.dom.Parent(r.root) == h.root {
-			h.dom.Remove(r.root)
-		}
+		h.doc.Remove(r.root, h.root)
 		h.forget(r)
 	}
 	h.mounted = next
 	h.syncAttributes(next)
 	if layout != nil {
-		if err := h.b.writeLayout(h, *layout, next); err != nil {
+		if err := h.b.writeLayout(h, *layout, next, children); err != nil {
 			return h.fail(err)
 		}
 	} else {
-		h.placeRoots(next, nil, nil)
+		h.placeRoots(children, next, nil, nil)
 	}
 	if h.managed {
 		for _, r := range fresh {
-			h.dom.ObserveSize(r.root, true)
+			h.doc.Observe(r.root, true)
 		}
 	}
 	// Phases 9–11.
@@ -202,14 +204,26 @@ func (h *Host) mountHooks(fresh, prepared []*residency) error {
 	return nil
 }
 
-// verifyCommit is phase 12: C79 (managed) and C45.
+// verifyCommit is phase 12: C79 (managed) and C45, in one read. A bounded
+// commit's measurement (C85, after the DOM batch and the hooks) is read with
+// it and kept for measureMounted.
 func (h *Host) verifyCommit() error {
-	if h.managed && h.b.marked {
-		if err := h.verifyProjection(); err != nil {
+	var ch Read
+	bounded := h.managed && h.b.marked
+	if bounded {
+		ch = h.doc.QChildren(h.root)
+	}
+	own := h.queueOwnership()
+	if h.managed {
+		h.b.queueMeasure(h)
+	}
+	h.doc.Sync()
+	if bounded {
+		if err := h.projectionOK(h.doc.ChildrenOf(ch)); err != nil {
 			return err
 		}
 	}
-	if err := h.verifyOwnership(); err != nil {
+	if err := h.ownershipOK(own); err != nil {
 		return h.fail(err)
 	}
 	return nil
@@ -231,32 +245,31 @@ func (h *Host) fastPath(proj []int, replace map[int]bool) bool {
 
 // materialize makes a new root for mesid m with fresh leases (C30).
 func (h *Host) materialize(m int) (*residency, error) {
-	root, thrown := h.js.Materialize(h.ids[m], m)
+	x, thrown := h.js.Materialize(h.ids[m], m, h.processing() && !h.transient[h.ids[m]])
 	if thrown != nil {
 		return nil, thrown
 	}
-	d := h.dom
+	d := h.doc
+	drop := func() { d.Release(x.Root); d.Release(x.Content); d.Release(x.ContentParent) }
 	if err := h.afterCall(); err != nil { // materialize faulted the epoch (C39, C109)
-		d.Release(root)
+		drop()
 		return nil, err
 	}
-	if root == 0 || !d.IsElement(root) || !d.Matches(root, SelMes) {
-		d.Release(root)
+	if x.Root == 0 || !x.Mes {
+		drop()
 		return nil, newError(CodeContract, "ChatSurface materializer must return a .mes HTMLElement")
 	}
-	if d.Parent(root) != 0 {
-		d.Release(root)
+	if !x.Parentless {
+		drop()
 		return nil, newError(CodeContract, "ChatSurface materializer must return a parentless .mes element")
 	}
 	h.page.contentStarted = true // C114
-	content := d.QueryFirst(root, SelMesText)
-	if content == 0 {
-		d.Release(root)
+	if x.Content == 0 {
+		drop()
 		return nil, newError(CodeContract, "ChatSurface message is missing .mes_text")
 	}
-	d.Keep(content)
-	return &residency{msg: h.ids[m], mesid: m, root: root, content: content,
-		mount: newLease(h.js), lease: newLease(h.js)}, nil
+	return &residency{msg: h.ids[m], mesid: m, root: x.Root, content: x.Content, parent: x.ContentParent,
+		html: x.HTML, mount: newLease(h.js), lease: newLease(h.js)}, nil
 }
 
 // discard is C34's cleanup of new roots: leases closed in reverse order,
@@ -267,44 +280,41 @@ func (h *Host) discard(fresh []*residency, reason string, err error) error {
 		_ = h.closeResidency(r, reason)
 		h.releaseClaims(r.claims)
 		r.claims = nil
-		h.dom.Release(r.content)
-		h.dom.Release(r.root)
+		h.doc.Release(r.parent)
+		h.doc.Release(r.content)
+		h.doc.Release(r.root)
 	}
 	return h.fail(err)
 }
 
-// syncAttributes writes mesid, #n, last_mes and the virtual index (C31, C75).
+// attrsWritten marks residency.attrs as holding what the root was given.
+const attrsWritten = 1 << 15
+
+// syncAttributes writes mesid, #n, last_mes and the virtual index (C31, C75)
+// on the roots whose values changed since the commit that wrote them.
 func (h *Host) syncAttributes(rs []*residency) {
 	t := len(h.ids) - 1
-	if aw, ok := h.dom.(AttrWriter); ok {
-		if len(rs) > 0 {
-			xs := make([]RootAttrs, len(rs))
-			for i, r := range rs {
-				xs[i] = RootAttrs{Root: r.root, Mesid: r.mesid, Virtual: h.managed, Last: r.mesid == t}
-			}
-			aw.WriteRootAttrs(xs)
-		}
-		return
-	}
 	for _, r := range rs {
-		n := itoa(r.mesid)
-		if v, ok := h.dom.Attr(r.root, "mesid"); !ok || v != n {
-			h.dom.SetAttr(r.root, "mesid", n)
-		}
+		var f uint16
 		if h.managed {
-			h.dom.SetAttr(r.root, "data-tt-virtual-index", n)
+			f |= RootVirtual
 		}
-		if d := h.dom.QueryFirst(r.root, SelMesIDDisplay); d != 0 {
-			h.dom.SetText(d, "#"+n)
+		if r.mesid == t {
+			f |= RootLast
 		}
-		h.dom.SetClass(r.root, "last_mes", r.mesid == t)
+		if r.attrs == f|attrsWritten && r.attrMesid == r.mesid {
+			continue // written so by an earlier commit
+		}
+		r.attrs, r.attrMesid = f|attrsWritten, r.mesid
+		h.doc.RootAttrs(r.root, r.mesid, f)
 	}
 }
 
 // placeRoots orders the host's nodes: before, the roots ascending, then
-// after (spacers in managed mode, C78). Only nodes out of place move, so
-// retained roots keep their position and foreign children stay (C31).
-func (h *Host) placeRoots(rs []*residency, before, after []Node) {
+// after (spacers in managed mode, C78), given the root's children as read
+// before this batch's writes. Only nodes out of place move, so retained
+// roots keep their position and foreign children stay (C31).
+func (h *Host) placeRoots(children []Child, rs []*residency, before, after []Node) {
 	want := make([]Node, 0, len(rs)+len(before)+len(after))
 	want = append(want, before...)
 	for _, r := range rs {
@@ -316,9 +326,9 @@ func (h *Host) placeRoots(rs []*residency, before, after []Node) {
 		mine[n] = true
 	}
 	var cur []Node // the host's nodes as they are now, in DOM order
-	for _, c := range h.dom.Children(h.root) {
-		if mine[c] {
-			cur = append(cur, c)
+	for _, c := range children {
+		if mine[c.Node] {
+			cur = append(cur, c.Node)
 		}
 	}
 	pos := func(n Node) int {
@@ -343,7 +353,7 @@ func (h *Host) placeRoots(rs []*residency, before, after []Node) {
 				q = pos(next)
 			}
 			cur = append(cur[:q], append([]Node{n}, cur[q:]...)...)
-			h.dom.InsertBefore(h.root, n, next)
+			h.doc.Insert(h.root, n, next)
 		}
 		next = n
 	}

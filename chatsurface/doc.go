@@ -8,8 +8,9 @@
 // # Identity
 //
 // JS objects never enter Go as values. Go names them with small integers:
-//   - Node: a DOM node held by the DOM adapter (chatsurface/domjs). An id is
-//     stable while Go holds it; DOM.Release says Go forgot it.
+//   - Node: a DOM node the adapter named: positive for nodes the bridge hands
+//     over, negative for nodes the core creates. An id is stable until the
+//     core releases it (Doc.Release).
 //   - Ref: a JS function or value held by the bridge: hook functions read at
 //     registration, activate functions, disposers returned by hooks, and
 //     thrown values. Callbacks.Release drops a Ref Go no longer needs.
@@ -33,10 +34,11 @@
 //
 // # Interfaces the edges implement
 //
-//   - DOM (chatsurface/domjs on dom/v2; fakeDOM in tests): node queries for the
-//     fixed selectors, attributes, classes, insert/remove, innerHTML, rects,
-//     scrollTop, computed styles (raw strings; Go parses them as C2 says),
-//     and switching the root's listeners and the roots' ResizeObserver on/off.
+//   - DOM (chatsurface/domjs in pages; fakeDOM in tests): Apply runs one
+//     batch (batch.go) — the writes the core decided and the reads it needs —
+//     and returns the reads' results. The host queues into a Doc (dom.go) and
+//     applies it once per step and before every call out to JavaScript, so
+//     the boundary is crossed per step, never per node (C2).
 //   - Callbacks (the bridge): calls hooks, activate, disposers, materialize and
 //     formatMessage with frozen contexts built from the ids given, classifies
 //     the result (C5) into a Return, reports throws as *JSValue; creates and

@@ -1,8 +1,10 @@
 package chatsurface
 
 // Node names a DOM node the adapter holds; 0 is "no node" (null, or a value
-// that is not a Node). An id stays the same while Go holds it, i.e. until Go
-// passes it to DOM.Release.
+// that is not a Node). Nodes the bridge hands over (the root, materialize
+// results, claimed sources) have positive ids; nodes the core creates
+// (spacers, staging elements) negative ones. An id stays the same until the
+// core releases it (Doc.Release).
 type Node int32
 
 // Ref names a JS value the bridge holds for Go: a hook or activate function, a
@@ -53,84 +55,29 @@ func (s Selector) String() string {
 	return ""
 }
 
+// Selectors lists the CSS of every selector, indexed by Selector, for the
+// adapters.
+func Selectors() []string {
+	out := make([]string, SelEditor+1)
+	for s := SelMes; s <= SelEditor; s++ {
+		out[s] = s.String()
+	}
+	return out
+}
+
 // Rect is the vertical part of getBoundingClientRect().
 type Rect struct{ Top, Bottom float64 }
 
-// DOM is everything the core does to the document (C2). chatsurface/domjs
-// implements it on dom/v2; tests use an in-memory fake. Observers are owned by
-// the adapter: it reports into Host.OnScroll, OnScrollEnd, OnResize, OnMutation.
-type DOM interface {
-	IsElement(n Node) bool
-	Parent(n Node) Node      // parentNode; 0 when parentless
-	Children(n Node) []Node  // direct element children, in order
-	IsConnected(n Node) bool // n.isConnected
-	Contains(a, b Node) bool // a.contains(b) (inclusive)
-	Matches(n Node, s Selector) bool
-	QueryFirst(n Node, s Selector) Node // first descendant matching s, or 0
-	TagName(n Node) string              // lower-case localName
-
-	Attr(n Node, name string) (string, bool)
-	SetAttr(n Node, name, value string)
-	RemoveAttr(n Node, name string)
-	SetClass(n Node, class string, on bool)
-	CreateElement(tag string) Node
-	CloneShallow(n Node) Node         // n.cloneNode(false)
-	InsertBefore(parent, n, ref Node) // ref 0 appends
-	Remove(n Node)
-	InnerHTML(n Node) string
-	SetInnerHTML(n Node, html string)
-	MoveChildren(from, to Node)  // to.replaceChildren(...from.childNodes)
-	SetText(n Node, text string) // textContent
-	InlineStyle(n Node, prop string) string
-	SetInlineStyle(n Node, prop, value string) // "" removes the property
-
-	Rect(n Node) Rect
-	ClientHeight(n Node) float64
-	ScrollHeight(n Node) float64
-	ScrollTop(n Node) float64
-	SetScrollTop(n Node, v float64)
-	ComputedStyle(n Node, prop string) string // raw computed value; Go parses (C2)
-
-	ObserveSize(n Node, on bool) // ResizeObserver on a mounted root
-	Listen(root Node, on bool)   // scroll/scrollend listeners + MutationObserver
-	// Keep takes a hold on a node the core got from Parent, Children or
-	// QueryFirst and stores; Release drops one hold taken by CreateElement,
-	// CloneShallow, Keep or the bridge (materialize results, claimed
-	// sources, the root). Other query results are scratch: the adapter may
-	// forget them once the current operation ends, so the core never
-	// releases them.
-	Keep(n Node)
-	Release(n Node)
-}
-
-// Box is what C85 needs of a mounted root: its rect and its raw computed
-// margin-top and margin-bottom (Go parses them, C2).
-type Box struct {
-	Rect                    Rect
-	MarginTop, MarginBottom string
-}
-
-// BoxReader is an optional batch form of Rect + ComputedStyle for a DOM
-// whose per-call cost is high (the wasm bridge): Boxes reads every node's
-// Box in one go, in order. The core uses it when the DOM has it.
-type BoxReader interface {
-	Boxes(ns []Node) []Box
-}
-
-// RootAttrs is what C31/C75 write on one mounted root: mesid (set only when
-// it differs), data-tt-virtual-index when Virtual, "#mesid" as the text of
-// its first .mesIDDisplay, and the last_mes class when Last.
-type RootAttrs struct {
-	Root    Node
-	Mesid   int
-	Virtual bool
-	Last    bool
-}
-
-// AttrWriter is an optional batch form of those writes, in order, for a DOM
-// whose per-call cost is high. The core uses it when the DOM has it.
-type AttrWriter interface {
-	WriteRootAttrs(rs []RootAttrs)
+// Materialized describes a materialize result (C30) as the bridge found it:
+// Root is 0 when the value is not a genuine element; Content is its first
+// .mes_text (0 when none) and ContentParent that one's parent, both named
+// for the checks of C40; HTML is the content's innerHTML when the core asked
+// for it (processors, C122).
+type Materialized struct {
+	Root, Content, ContentParent Node
+	Mes                          bool // Root matches .mes
+	Parentless                   bool // Root has no parent node
+	HTML                         string
 }
 
 // Kind classifies a value returned by extension code (C5).
@@ -175,7 +122,9 @@ type Callbacks interface {
 	// and Count is chat[].length now; neither changes the structure Go knows.
 	MessageAt(i int) (MessageID, *JSValue)
 	Count() (int, *JSValue)
-	Materialize(msg MessageID, mesid int) (Node, *JSValue)
+	// Materialize calls materialize(message, mesid) and describes the result;
+	// html asks for the content's innerHTML.
+	Materialize(msg MessageID, mesid int, html bool) (Materialized, *JSValue)
 	FormatMessage(msg MessageID, mesid int) (string, *JSValue)
 
 	// NewSignal creates an AbortController; Abort aborts it with a reason

@@ -33,10 +33,12 @@ type fakeDOM struct {
 	log      []string // structural DOM writes
 	listen   int
 	observed map[Node]bool
+	batches  int          // Apply calls: crossings in production
+	released map[Node]int // ids the core released
 }
 
 func newFakeDOM() *fakeDOM {
-	d := &fakeDOM{nodes: map[Node]*fnode{}, rects: map[Node]Rect{}, height: 1000, observed: map[Node]bool{}}
+	d := &fakeDOM{nodes: map[Node]*fnode{}, rects: map[Node]Rect{}, height: 1000, observed: map[Node]bool{}, released: map[Node]int{}}
 	d.doc = d.mk("body")
 	d.root = d.mk("div")
 	d.root.attrs["id"] = "chat"
@@ -342,7 +344,7 @@ func (d *fakeDOM) SetInlineStyle(n Node, p, v string) {
 
 func (d *fakeDOM) heightOf(n *fnode) float64 {
 	if n.tag == "tt-chat-spacer" {
-		return cssLength(n.style["height"])
+		return finite(parseLength(n.style["height"]))
 	}
 	if d.matches(n, SelMes) {
 		return n.size
@@ -423,8 +425,6 @@ func (d *fakeDOM) Listen(_ Node, on bool) {
 		d.listen--
 	}
 }
-func (d *fakeDOM) Keep(n Node)    {}
-func (d *fakeDOM) Release(n Node) {}
 
 // text is the text content of a node.
 func (d *fakeDOM) textOf(n Node) string {
@@ -482,8 +482,10 @@ type fakeJS struct {
 	released int
 	format   func(m *fmsg) string // formatMessage override; nil is <p>mes</p>
 	length   float64              // a claimed chat[].length over MaxMessages
-	// onMaterialize runs inside materialize (a host that calls back in).
+	// onMaterialize runs inside materialize (a host that calls back in);
+	// materialize, when set, makes the root instead of the default.
 	onMaterialize func()
+	materialize   func(id MessageID, mesid int) *fnode
 	pc            fakeProcs // content processors (processor_test.go)
 }
 
@@ -571,15 +573,35 @@ func (j *fakeJS) msg(id MessageID) *fmsg {
 	j.t.Fatalf("message %d not in chat", id)
 	return nil
 }
-func (j *fakeJS) Materialize(id MessageID, mesid int) (Node, *JSValue) {
+func (j *fakeJS) Materialize(id MessageID, mesid int, html bool) (Materialized, *JSValue) {
 	j.mat++
 	if j.onMaterialize != nil {
 		j.onMaterialize()
 	}
-	m := j.msg(id)
-	n := j.dom.html(`<div class="mes"><div class="mes_text">` + j.formatted(m) + `</div></div>`)[0]
-	n.size = j.size(mesid)
-	return n.id, nil
+	var n *fnode
+	if j.materialize != nil {
+		n = j.materialize(id, mesid)
+	} else {
+		m := j.msg(id)
+		n = j.dom.html(`<div class="mes"><div class="mes_text">` + j.formatted(m) + `</div></div>`)[0]
+		n.size = j.size(mesid)
+	}
+	return j.dom.describe(n, html), nil
+}
+
+// describe is what the bridge reports about a materialize result.
+func (d *fakeDOM) describe(n *fnode, html bool) Materialized {
+	if n == nil || n.tag == "" {
+		return Materialized{}
+	}
+	x := Materialized{Root: n.id, Mes: d.matches(n, SelMes), Parentless: n.parent == nil}
+	if c := d.first(n, SelMesText); c != nil {
+		x.Content, x.ContentParent = c.id, idOf(c.parent)
+		if html {
+			x.HTML = d.InnerHTML(c.id)
+		}
+	}
+	return x
 }
 func (j *fakeJS) FormatMessage(id MessageID, _ int) (string, *JSValue) {
 	return j.formatted(j.msg(id)), nil

@@ -1,5 +1,7 @@
 package chatsurface
 
+import "strconv"
+
 // State is the bounded state of C98, plus "static" for static mode (C143).
 type State string
 
@@ -37,10 +39,19 @@ type residency struct {
 	content  Node
 	mount    *Lease
 	lease    *Lease   // current content lease
+	parent   Node     // content's parent while a commit prepares it (C40)
+	html     string   // content's innerHTML as materialized, when processing
 	claims   []*claim // sources claimed for the current content
 	cands    []*Candidate
 	prepared bool
 	pending  bool // content waits for a processor result (C124)
+	// margins is the root's computed margin-top + margin-bottom as last read
+	// (C85; bounded.qSize says when it is read again).
+	margins    float64
+	hasMargins bool
+	// attrs and attrMesid are the C31/C75 values last written on the root.
+	attrs     uint16
+	attrMesid int
 }
 
 // Host is the host controller of C140–C143. Every exported mutating method
@@ -49,8 +60,8 @@ type residency struct {
 type Host struct {
 	page    *Page
 	reg     *Registry
-	dom     DOM
-	js      Callbacks
+	doc     *Doc
+	js      *syncJS
 	sched   Scheduler
 	root    Node
 	managed bool
@@ -75,17 +86,20 @@ type Host struct {
 
 	proc processorState
 
-	// schedErr is a value a scheduler function threw during the running
-	// operation: the epoch faulted with it, and the operation returns it
-	// (take) so that it propagates to the caller (C6).
+	// schedErr is a value a scheduler function or a DOM command threw
+	// during the running operation: the epoch faulted with it, and the
+	// operation returns it (take) so that it propagates to the caller (C6).
 	schedErr error
 }
 
 func newHost(p *Page, env Env, rmax int) *Host {
-	h := &Host{page: p, reg: p.Registry, dom: env.DOM, js: env.JS, sched: env.Sched, root: env.Root,
+	h := &Host{page: p, reg: p.Registry, root: env.Root,
 		managed: p.managed, state: StateInactive, transient: map[MessageID]bool{},
 		openClaim: map[ClaimsID]*claimSet{},
 		proc:      processorState{cache: map[MessageID]*request{}, tokens: map[Token]*layer{}}}
+	h.doc = newDoc(env.DOM, func(thrown *JSValue) { h.schedFailed(thrown) })
+	h.js = newSyncJS(h.doc, env.JS)
+	h.sched = syncSched{h.doc, env.Sched}
 	h.adm = newAdmission(hostAdmission{h}, p.managed, rmax)
 	h.b.reset()
 	h.reg.notify = func(e *Error) {
@@ -93,7 +107,8 @@ func newHost(p *Page, env Env, rmax int) *Host {
 			h.setFault(e) // C23
 		}
 	}
-	h.dom.Listen(h.root, true)
+	h.doc.Listen(h.root, true)
+	h.doc.Sync()
 	return h
 }
 
@@ -157,7 +172,7 @@ func (h *Host) setFault(err error) {
 	h.adm.cancel()
 	h.b.stop(h)
 	if h.b.marked {
-		h.dom.RemoveAttr(h.root, "data-tt-chat-bootstrap")
+		h.doc.RemoveAttr(h.root, NameBootstrap)
 	}
 	h.js.OnFault(h.fault)
 }
@@ -167,6 +182,7 @@ func (h *Host) setFault(err error) {
 // epoch faults with err and the host takes calls again, so resetEpoch() or
 // dispose() recovers it and nothing stays wedged.
 func (h *Host) Abandon(err error) {
+	defer h.doc.Sync() // the batch this call queued reaches the DOM
 	h.label = ""
 	h.proc.pumping = false
 	h.setFault(err)
@@ -232,15 +248,19 @@ func (h *Host) foreignDOM() error {
 // verifyProjection is C79: the direct .mes children, in order, are exactly the
 // committed roots with their mesid attributes.
 func (h *Host) verifyProjection() error {
+	r := h.doc.QChildren(h.root)
+	h.doc.Sync()
+	return h.projectionOK(h.doc.ChildrenOf(r))
+}
+
+// projectionOK is C79 on a read of the root's children.
+func (h *Host) projectionOK(children []Child) error {
 	k := 0
-	for _, c := range h.dom.Children(h.root) {
-		if !h.dom.Matches(c, SelMes) {
+	for _, c := range children {
+		if c.Flags&NodeMes == 0 {
 			continue
 		}
-		if k >= len(h.mounted) || h.mounted[k].root != c {
-			return h.fail(errInconsistent())
-		}
-		if v, ok := h.dom.Attr(c, "mesid"); !ok || v != itoa(h.mounted[k].mesid) {
+		if k >= len(h.mounted) || h.mounted[k].root != c.Node || !c.Has || !isDecimal(c.Mesid, h.mounted[k].mesid) {
 			return h.fail(errInconsistent())
 		}
 		k++
@@ -251,6 +271,22 @@ func (h *Host) verifyProjection() error {
 	return nil
 }
 
+// identityOK is the DOM part of C53 and C67: r's root is a direct child of
+// the surface root with its mesid, and its first .mes_text is the content.
+func (h *Host) identityOK(r *residency) bool {
+	d := h.doc
+	n, a, q := d.QNode(r.root), d.QAttr(r.root, NameMesid), d.QQuery(r.root, SelMesText)
+	d.Sync()
+	v, ok := d.AttrOf(a)
+	return d.NodeOf(n) == h.root && ok && isDecimal(v, r.mesid) && d.NodeOf(q) == r.content
+}
+
+// isDecimal reports s == String(n) for n ≥ 0, without building the string.
+func isDecimal(s string, n int) bool {
+	var b [20]byte
+	return s == string(strconv.AppendInt(b[:0], int64(n), 10))
+}
+
 func errInconsistent() *Error {
 	return newError(CodeOwnership, "ChatSurface committed DOM projection is inconsistent")
 }
@@ -258,23 +294,28 @@ func errInconsistent() *Error {
 // absorbRemovals is C101: static roots removed by foreign code close with
 // legacy-external-removal, ascending.
 func (h *Host) absorbRemovals() error {
+	if len(h.mounted) == 0 {
+		return nil
+	}
+	reads := make([]Read, len(h.mounted))
+	for i, r := range h.mounted {
+		reads[i] = h.doc.QNode(r.root)
+	}
+	h.doc.Sync()
 	var gone []*residency
-	for _, r := range h.mounted {
-		if p := h.dom.Parent(r.root); p != h.root {
-			if p != 0 {
-				return h.fail(errInconsistent())
-			}
+	keep := h.mounted[:0:0]
+	for i, r := range h.mounted {
+		switch p := h.doc.NodeOf(reads[i]); p {
+		case h.root:
+			keep = append(keep, r)
+		case 0:
 			gone = append(gone, r)
+		default:
+			return h.fail(errInconsistent())
 		}
 	}
 	if len(gone) == 0 {
 		return nil
-	}
-	keep := h.mounted[:0:0]
-	for _, r := range h.mounted {
-		if h.dom.Parent(r.root) == h.root {
-			keep = append(keep, r)
-		}
 	}
 	h.mounted = keep
 	var first error
@@ -302,10 +343,10 @@ func (h *Host) closeResidency(r *residency, reason string) error {
 // forget releases the nodes of a residency that left the DOM for good.
 func (h *Host) forget(r *residency) {
 	if h.managed {
-		h.dom.ObserveSize(r.root, false)
+		h.doc.Observe(r.root, false)
 	}
-	h.dom.Release(r.content)
-	h.dom.Release(r.root)
+	h.doc.Release(r.content)
+	h.doc.Release(r.root)
 }
 
 func (h *Host) residencyAt(mesid int) *residency {
@@ -326,6 +367,7 @@ func (h *Host) residencyAt(mesid int) *residency {
 
 // ResetEpoch is resetEpoch() (C107, C108).
 func (h *Host) ResetEpoch() error {
+	defer h.doc.Sync() // the batch this call queued reaches the DOM
 	if err := h.begin(LabelResetEpoch, false); err != nil {
 		return err
 	}
@@ -350,9 +392,7 @@ func (h *Host) reset() error {
 		return h.fail(h.reg.fault)
 	}
 	for _, r := range h.mounted {
-		if h.dom.Parent(r.root) == h.root {
-			h.dom.Remove(r.root)
-		}
+		h.doc.Remove(r.root, h.root)
 		h.forget(r)
 	}
 	h.mounted = nil
@@ -371,6 +411,7 @@ func (h *Host) reset() error {
 
 // Dispose is dispose() (C112).
 func (h *Host) Dispose() error {
+	defer h.doc.Sync() // the batch this call queued reaches the DOM
 	if h.disposed {
 		return nil
 	}
@@ -383,9 +424,9 @@ func (h *Host) Dispose() error {
 	}
 	h.b.stop(h)
 	for _, r := range h.mounted {
-		h.dom.ObserveSize(r.root, false)
+		h.doc.Observe(r.root, false)
 	}
-	h.dom.Listen(h.root, false)
+	h.doc.Listen(h.root, false)
 	h.disposed = true
 	h.label = ""
 	h.state = StateDisposed

@@ -29,13 +29,25 @@ type Lease struct {
 	signal  Signal
 	stack   []disposer
 	closed  bool
+	reason  string
 	failure error
 }
 
-func newLease(js Callbacks) *Lease { return &Lease{js: js, signal: js.NewSignal()} }
+func newLease(js Callbacks) *Lease { return &Lease{js: js} }
 
-// Signal is the lease's AbortSignal.
-func (l *Lease) Signal() Signal { return l.signal }
+// Signal is the lease's AbortSignal, made when JS first needs it: a lease
+// no hook ever sees (no participants) costs no crossing. A lease closed
+// before gets a signal aborted with its reason.
+func (l *Lease) Signal() Signal {
+	if l.signal == 0 {
+		l.signal = l.js.NewSignal()
+		if l.closed {
+			l.js.Abort(l.signal, l.reason)
+			l.js.ReleaseSignal(l.signal)
+		}
+	}
+	return l.signal
+}
 
 // Closed reports whether Close ran (its signal is aborted).
 func (l *Lease) Closed() bool { return l.closed }
@@ -68,8 +80,10 @@ func (l *Lease) Close(reason string) error {
 	if l.closed {
 		return l.failure
 	}
-	l.closed = true // before calling out: a disposer may re-enter
-	l.js.Abort(l.signal, reason)
+	l.closed, l.reason = true, reason // before calling out: a disposer may re-enter
+	if l.signal != 0 {
+		l.js.Abort(l.signal, reason)
+	}
 	for len(l.stack) > 0 {
 		d := l.stack[len(l.stack)-1]
 		l.stack = l.stack[:len(l.stack)-1]
@@ -91,6 +105,8 @@ func (l *Lease) Close(reason string) error {
 		}
 	}
 	l.stack = nil
-	l.js.ReleaseSignal(l.signal) // the signal lives on in JS; Go needs it no more
+	if l.signal != 0 {
+		l.js.ReleaseSignal(l.signal) // the signal lives on in JS; Go needs it no more
+	}
 	return l.failure
 }

@@ -10,6 +10,7 @@ type RenderOptions struct {
 
 // Open is open() (C92; static: render(), C142).
 func (h *Host) Open() error {
+	defer h.doc.Sync() // the batch this call queued reaches the DOM
 	if !h.managed {
 		return h.renderStatic(LabelOpen, RenderOptions{})
 	}
@@ -22,6 +23,7 @@ func (h *Host) Open() error {
 
 // Render is render() (C93, C100).
 func (h *Host) Render(o RenderOptions) error {
+	defer h.doc.Sync() // the batch this call queued reaches the DOM
 	if !h.managed {
 		return h.renderStatic(LabelRender, o)
 	}
@@ -87,6 +89,7 @@ func (h *Host) renderStatic(label string, o RenderOptions) error {
 // UpdateContent is updateContent(mesid, {transient}) (C51–C57). It returns
 // whether the message was mounted.
 func (h *Host) UpdateContent(mesid Value, transient bool) (bool, error) {
+	defer h.doc.Sync() // the batch this call queued reaches the DOM
 	if err := h.begin(LabelUpdateContent, true); err != nil {
 		return false, err
 	}
@@ -119,8 +122,7 @@ func (h *Host) UpdateContent(mesid Value, transient bool) (bool, error) {
 	if id != r.msg {
 		return false, h.fail(newError(CodeOwnership, "ChatSurface message "+itoa(m)+" changed structure before content reconciliation"))
 	}
-	if v, ok := h.dom.Attr(r.root, "mesid"); h.dom.Parent(r.root) != h.root || !ok || v != itoa(m) ||
-		h.dom.QueryFirst(r.root, SelMesText) != r.content {
+	if !h.identityOK(r) {
 		return false, h.fail(newError(CodeOwnership, "ChatSurface message "+itoa(m)+" DOM identity changed during content reconciliation"))
 	}
 	h.setTransient(r.msg, transient)
@@ -145,17 +147,19 @@ func (h *Host) replaceContent(r *residency, transient bool) error {
 	if err := h.afterCall(); err != nil {
 		return err
 	}
-	d := h.dom
-	staging := d.CloneShallow(r.content)
-	d.SetInnerHTML(staging, html)
-	d.SetInnerHTML(staging, d.InnerHTML(staging)) // normalised, as the processor cache compares it
-	h.page.contentStarted = true                  // C114
+	d := h.doc
+	staging := d.Clone(r.content)
+	d.SetHTML(staging, html)
+	h.page.contentStarted = true // C114
 	// Step 3: transient, no processors, cached or pending (C122).
 	prepared := false
 	if transient {
-		d.RemoveAttr(staging, "aria-busy")
+		d.RemoveAttr(staging, NameAriaBusy)
 	} else {
-		ok, err := h.processContent(r.msg, r.mesid, staging)
+		if h.processing() {
+			html = d.HTML(staging) // normalised, as the processor cache compares it
+		}
+		ok, err := h.processContent(r.msg, r.mesid, staging, html)
 		if err != nil {
 			d.Release(staging)
 			return h.fail(err)
@@ -172,7 +176,7 @@ func (h *Host) replaceContent(r *residency, transient bool) error {
 // didCommitContent and candidates (C54 on failure). Content that is
 // neither prepared nor transient is pending (C124).
 func (h *Host) swapContent(r *residency, staging Node, prepared bool) error {
-	d := h.dom
+	d := h.doc
 	lease := newLease(h.js)
 	var claims []*claim
 	fail := func(reason string, err error) error {
@@ -191,7 +195,7 @@ func (h *Host) swapContent(r *residency, staging Node, prepared bool) error {
 				return fail(ReasonContentPreparation, err)
 			}
 		}
-		if err := h.checkDetached(0, staging, 0, claims); err != nil {
+		if err := h.checkDetachedItems([]detached{{content: staging, claims: claims}}); err != nil {
 			return fail(ReasonContentPreparation, err)
 		}
 	}
@@ -199,12 +203,7 @@ func (h *Host) swapContent(r *residency, staging Node, prepared bool) error {
 	if err := old.Close(ReasonContentUpdate); err != nil {
 		return fail(ReasonContentCommit, err)
 	}
-	d.MoveChildren(staging, r.content)
-	if v, ok := d.Attr(staging, "aria-busy"); ok {
-		d.SetAttr(r.content, "aria-busy", v)
-	} else {
-		d.RemoveAttr(r.content, "aria-busy")
-	}
+	d.Swap(staging, r.content)
 	d.Release(staging)
 	r.lease, r.claims, r.cands, r.prepared = lease, claims, nil, prepared
 	r.pending = !prepared && !h.transient[r.msg]
@@ -234,6 +233,7 @@ func (h *Host) swapContent(r *residency, staging Node, prepared bool) error {
 
 // JumpToMessage is jumpToMessage(t) (C94). It returns t's root.
 func (h *Host) JumpToMessage(t Value) (Node, error) {
+	defer h.doc.Sync() // the batch this call queued reaches the DOM
 	if err := h.begin(LabelJump, true); err != nil {
 		return 0, err
 	}
@@ -283,13 +283,15 @@ func (h *Host) jump(t Value) (Node, error) {
 	if r == nil {
 		return 0, h.fail(newError(CodeState, "Bounded ChatSurface jump did not mount message "+itoa(m)))
 	}
+	rb, rv, rs := h.doc.QRect(r.root), h.doc.QRect(h.root), h.doc.QScroll(h.root)
+	h.doc.Sync()
 	if b.layout.Metrics().Height > 0 {
-		box, view := h.dom.Rect(r.root), h.dom.Rect(h.root)
+		box, view := h.doc.RectOf(rb), h.doc.RectOf(rv)
 		if !(box.Top < view.Bottom && box.Bottom > view.Top) {
 			return 0, h.fail(newError(CodeState, "Bounded ChatSurface jump target "+itoa(m)+" is outside the viewport"))
 		}
 	}
-	s := h.dom.ScrollTop(h.root)
+	s := h.doc.F(rs, 0)
 	b.following = b.layout.Following(s)
 	b.pin = anchor{}
 	if !b.following {
@@ -302,12 +304,13 @@ func (h *Host) jump(t Value) (Node, error) {
 
 // ScrollToEnd is scrollToEnd() (C95, C102).
 func (h *Host) ScrollToEnd() error {
+	defer h.doc.Sync() // the batch this call queued reaches the DOM
 	if err := h.begin(LabelScrollToEnd, true); err != nil {
 		return err
 	}
 	defer h.end()
 	if !h.managed {
-		h.dom.SetScrollTop(h.root, h.dom.ScrollHeight(h.root))
+		h.doc.SetScroll(h.root, h.doc.View(h.root).ScrollHeight)
 		return nil
 	}
 	b := &h.b
@@ -324,6 +327,7 @@ func (h *Host) ScrollToEnd() error {
 // SetProjectionHeld is setProjectionHeld(held) (C96); held is the argument's
 // truthiness.
 func (h *Host) SetProjectionHeld(held bool) error {
+	defer h.doc.Sync() // the batch this call queued reaches the DOM
 	if err := h.begin("", true); err != nil {
 		return err
 	}
@@ -341,6 +345,7 @@ func (h *Host) SetProjectionHeld(held bool) error {
 
 // RefreshLayout is refreshLayout() (C97).
 func (h *Host) RefreshLayout() error {
+	defer h.doc.Sync() // the batch this call queued reaches the DOM
 	if err := h.begin("", true); err != nil {
 		return err
 	}
@@ -356,6 +361,7 @@ func (h *Host) RefreshLayout() error {
 // Geometry and admission frames run C112a checks 2–4 and do nothing on a
 // faulted epoch; their errors reach JS only through onFault (C67, C79).
 func (h *Host) Frame(id int) {
+	defer h.doc.Sync() // the batch this call queued reaches the DOM
 	if h.disposed {
 		return
 	}
@@ -383,6 +389,7 @@ func (h *Host) Frame(id int) {
 
 // Timer delivers a timeout requested through Scheduler.SetTimeout.
 func (h *Host) Timer(id int) {
+	defer h.doc.Sync() // the batch this call queued reaches the DOM
 	if h.disposed || !h.b.timerSet || id != h.b.timer {
 		return
 	}
@@ -394,6 +401,7 @@ func (h *Host) Timer(id int) {
 
 // OnScroll is the root's scroll event (C88).
 func (h *Host) OnScroll() {
+	defer h.doc.Sync() // the batch this call queued reaches the DOM
 	if h.disposed || h.fault != nil || !h.managed {
 		return
 	}
@@ -402,6 +410,7 @@ func (h *Host) OnScroll() {
 
 // OnScrollEnd is the root's scrollend event (C88).
 func (h *Host) OnScrollEnd() {
+	defer h.doc.Sync() // the batch this call queued reaches the DOM
 	if h.disposed || h.fault != nil || !h.managed {
 		return
 	}
@@ -410,19 +419,30 @@ func (h *Host) OnScrollEnd() {
 
 // OnResize is the ResizeObserver callback for mounted roots (C85).
 func (h *Host) OnResize(roots []Node) {
+	defer h.doc.Sync() // the batch this call queued reaches the DOM
 	if h.disposed || h.fault != nil || !h.managed {
 		return
 	}
 	b := &h.b
+	var rs []*residency
+	var boxes []sizeRead
 	for _, n := range roots {
 		for _, r := range h.mounted {
 			if r.root == n {
-				if finite(h.measure(n)) != b.layout.Size(r.mesid) {
-					b.dirty[n] = true
-					b.scheduleGeometry(h)
-				}
+				rs = append(rs, r)
+				boxes = append(boxes, b.qSize(h, r, false))
 				break
 			}
+		}
+	}
+	if len(rs) == 0 {
+		return
+	}
+	h.doc.Sync()
+	for i, r := range rs {
+		if b.sizeOf(h, r, boxes[i]) != b.layout.Size(r.mesid) {
+			b.dirty[r.root] = true
+			b.scheduleGeometry(h)
 		}
 	}
 }
@@ -430,6 +450,7 @@ func (h *Host) OnResize(roots []Node) {
 // OnMutation is the surface root's MutationObserver callback (C79, C101).
 // A difference found here faults through onFault.
 func (h *Host) OnMutation() {
+	defer h.doc.Sync() // the batch this call queued reaches the DOM
 	if h.disposed || h.fault != nil {
 		return
 	}

@@ -132,21 +132,23 @@ type processorState struct {
 }
 
 func (h *Host) pcb() ProcessorCallbacks {
-	pc, _ := h.js.(ProcessorCallbacks)
-	return pc
+	if h.js.pc == nil {
+		return nil
+	}
+	return h.js
 }
 
 func (h *Host) processing() bool { return len(h.page.processors) > 0 && h.pcb() != nil }
 
 // processContent is C122 for content that holds the host-formatted HTML
-// (a detached root's .mes_text or a staging element). It reports whether
-// the content is prepared; pending content is emptied and marked busy (C124).
-func (h *Host) processContent(msg MessageID, mesid int, node Node) (bool, error) {
+// (a detached root's .mes_text or a staging element), html being its
+// innerHTML. It reports whether the content is prepared; pending content is
+// emptied and marked busy (C124).
+func (h *Host) processContent(msg MessageID, mesid int, node Node, html string) (bool, error) {
 	if !h.processing() {
 		return true, nil
 	}
-	d := h.dom
-	html := d.InnerHTML(node)
+	d := h.doc
 	ver, thrown := h.pcb().Version(msg)
 	if thrown != nil {
 		return false, thrown
@@ -155,8 +157,8 @@ func (h *Host) processContent(msg MessageID, mesid int, node Node) (bool, error)
 	e := p.cache[msg]
 	if e != nil && !e.aborted && !e.failed && e.version == ver && e.base == html {
 		if e.done {
-			d.SetInnerHTML(node, e.result)
-			d.RemoveAttr(node, "aria-busy")
+			d.SetHTML(node, e.result)
+			d.RemoveAttr(node, NameAriaBusy)
 			return true, nil
 		}
 		if e.mesid == mesid {
@@ -175,9 +177,9 @@ func (h *Host) processContent(msg MessageID, mesid int, node Node) (bool, error)
 	return false, nil
 }
 
-func busy(d DOM, node Node) {
-	d.SetInnerHTML(node, "")
-	d.SetAttr(node, "aria-busy", "true")
+func busy(d *Doc, node Node) {
+	d.SetHTML(node, "")
+	d.SetAttr(node, NameAriaBusy, "true")
 }
 
 // abortRequest aborts a request that has not settled (C126). A running
@@ -295,6 +297,7 @@ func (h *Host) startLayer(req *request, i int) {
 // made before" (or, for an unknown token, an inert call). The first call
 // starts the next processor, or, after the last, settles with the base.
 func (h *Host) RenderBase(token Token) bool {
+	defer h.doc.Sync() // the batch this call queued reaches the DOM
 	l := h.proc.tokens[token]
 	if l == nil || l.based {
 		return false
@@ -319,19 +322,26 @@ func (h *Host) RenderBase(token Token) bool {
 			pc.SettleBase(token, "", thrown)
 			return true
 		}
-		n := h.dom.CreateElement("div")
-		h.dom.SetInnerHTML(n, html)
-		html = h.dom.InnerHTML(n)
-		h.dom.Release(n)
+		html = h.normalize(html)
 		req.base, req.version = html, ver
 	}
 	pc.SettleBase(token, req.base, nil)
 	return true
 }
 
+// normalize is an innerHTML round trip through a detached element (C117).
+func (h *Host) normalize(html string) string {
+	n := h.doc.Div()
+	h.doc.SetHTML(n, html)
+	out := h.doc.HTML(n)
+	h.doc.Release(n)
+	return out
+}
+
 // ProcessorDone delivers the fulfilment value of the processor call token.
 // A string must hold the HTML; any other type fails C118.
 func (h *Host) ProcessorDone(token Token, v Value) {
+	defer h.doc.Sync() // the batch this call queued reaches the DOM
 	l := h.proc.tokens[token]
 	if l == nil || l.settled {
 		return
@@ -359,6 +369,7 @@ func (h *Host) ProcessorDone(token Token, v Value) {
 // ProcessorFailed delivers the rejection (or synchronous throw) of the
 // processor call token.
 func (h *Host) ProcessorFailed(token Token, thrown *JSValue) {
+	defer h.doc.Sync() // the batch this call queued reaches the DOM
 	l := h.proc.tokens[token]
 	if l == nil || l.settled {
 		return
@@ -448,13 +459,12 @@ func (h *Host) contentCommit(r *residency, req *request) error {
 	if h.residencyAt(r.mesid) != r { // removed by foreign code (C101)
 		return nil
 	}
-	if v, ok := h.dom.Attr(r.root, "mesid"); h.dom.Parent(r.root) != h.root || !ok || v != itoa(r.mesid) ||
-		h.dom.QueryFirst(r.root, SelMesText) != r.content {
+	if !h.identityOK(r) {
 		return h.fail(newError(CodeOwnership, "ChatSurface message "+itoa(r.mesid)+" DOM identity changed during content reconciliation"))
 	}
-	staging := h.dom.CloneShallow(r.content)
-	h.dom.SetInnerHTML(staging, req.result)
-	h.dom.RemoveAttr(staging, "aria-busy")
+	staging := h.doc.Clone(r.content)
+	h.doc.SetHTML(staging, req.result)
+	h.doc.RemoveAttr(staging, NameAriaBusy)
 	return h.swapContent(r, staging, true)
 }
 
@@ -501,6 +511,7 @@ func (h *Host) watch(w *waiter, msg MessageID) {
 // the operation returned without error: w settles once the requests of all
 // messages mounted now have settled, rejecting with the first failure.
 func (h *Host) WaitMounted(w Wait) {
+	defer h.doc.Sync() // the batch this call queued reaches the DOM
 	if h.pcb() == nil {
 		return
 	}
@@ -519,6 +530,7 @@ func (h *Host) WaitMounted(w Wait) {
 // whether an event was given. A returned error is thrown synchronously;
 // otherwise w settles later (Settle with emit true means "emit, then fulfil").
 func (h *Host) FinishContent(mesid Value, w Wait, event bool) error {
+	defer h.doc.Sync() // the batch this call queued reaches the DOM
 	if h.disposed {
 		return errDisposed()
 	}
@@ -556,6 +568,7 @@ func (h *Host) FinishContent(mesid Value, w Wait, event bool) error {
 // RefreshClear is refresh()'s synchronous first step (C129): every cached
 // result is cleared, which aborts pending requests.
 func (h *Host) RefreshClear() {
+	defer h.doc.Sync() // the batch this call queued reaches the DOM
 	if h.disposed {
 		return
 	}
@@ -567,13 +580,24 @@ func (h *Host) RefreshClear() {
 // microtask (C129): each mounted message that is neither transient nor
 // being edited is updated from chat[] and w settles once all are committed.
 func (h *Host) RefreshApply(w Wait) {
+	defer h.doc.Sync() // the batch this call queued reaches the DOM
 	if h.pcb() == nil {
 		return
 	}
 	wt := &waiter{w: w, n: 1}
 	if !h.disposed {
-		for _, r := range append([]*residency(nil), h.mounted...) {
-			if h.transient[r.msg] || h.dom.QueryFirst(r.root, SelEditor) != 0 {
+		rs := append([]*residency(nil), h.mounted...)
+		editing := make([]Read, len(rs))
+		for i, r := range rs {
+			editing[i] = h.doc.QQuery(r.root, SelEditor)
+		}
+		h.doc.Sync()
+		skip := make([]bool, len(rs))
+		for i := range rs {
+			skip[i] = h.doc.NodeOf(editing[i]) != 0
+		}
+		for i, r := range rs {
+			if h.transient[r.msg] || skip[i] {
 				continue
 			}
 			if _, err := h.UpdateContent(Num(float64(r.mesid)), false); err != nil {

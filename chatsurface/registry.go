@@ -105,6 +105,17 @@ func (r *Registry) Register(def Definition) (int, error) {
 	return p.index, nil
 }
 
+// preparers counts the participants with a prepareContent hook.
+func (r *Registry) preparers() int {
+	n := 0
+	for _, p := range r.list {
+		if p.PrepareContent != 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // Participants returns the participants in participant order.
 func (r *Registry) Participants() []*Participant { return r.list }
 

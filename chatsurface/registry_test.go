@@ -1,6 +1,9 @@
 package chatsurface
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 func reg(t *testing.T, r *Registry, d Definition) error {
 	t.Helper()
@@ -173,10 +176,18 @@ func TestJSHelpers(t *testing.T) {
 			t.Errorf("jsNumber(%v) = %q, want %q", f, got, want)
 		}
 	}
-	for s, want := range map[string]float64{"12.5px": 12.5, "": 0, "normal": 0, "auto": 0, " 3px": 3, "-2px": -2, "1e2px": 100, "Infinity": 0} {
-		if got := cssLength(s); got != want {
-			t.Errorf("cssLength(%q) = %v, want %v", s, got, want)
-		}
+	// C2: a computed length the adapter could not read as a number (NaN,
+	// ±Infinity from parseFloat) counts as 0.
+	d := &Doc{}
+	r := d.b.read(readF64s, 6)
+	var enc []uint16
+	for _, f := range []float64{5, 800, 900, math.NaN(), math.Inf(1), 3} {
+		x := math.Float64bits(f)
+		enc = append(enc, uint16(x), uint16(x>>16), uint16(x>>32), uint16(x>>48))
+	}
+	d.b.decode(enc)
+	if v := d.ViewOf(r); v.PadTop != 0 || v.PadBottom != 0 || v.Gap != 3 || v.H != 800 {
+		t.Errorf("ViewOf = %+v", v)
 	}
 	if jsTrim("\ufeff a \u00a0") != "a" || jsTrim("\u0085a") != "\u0085a" {
 		t.Error("jsTrim")

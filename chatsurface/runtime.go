@@ -10,14 +10,16 @@ func (e hostAdmission) cancelFrame(id int)        { e.h.cancelFrame(id) }
 
 // live is C67's liveness check.
 func (h *Host) live(c *Candidate) bool {
-	r, d := c.res, h.dom
-	if r == nil || r.lease.Closed() || d.Parent(r.root) != h.root || d.QueryFirst(r.root, SelMesText) != r.content {
+	r, d := c.res, h.doc
+	if r == nil || r.lease.Closed() {
 		return false
 	}
-	if v, ok := d.Attr(r.root, "mesid"); !ok || v != itoa(r.mesid) {
-		return false
-	}
-	return d.IsConnected(c.Source) && d.Contains(r.content, c.Source)
+	n, a, q := d.QNode(r.root), d.QAttr(r.root, NameMesid), d.QQuery(r.root, SelMesText)
+	src, in := d.QNode(c.Source), d.QContains(r.content, c.Source)
+	d.Sync()
+	v, ok := d.AttrOf(a)
+	return d.NodeOf(n) == h.root && ok && isDecimal(v, r.mesid) && d.NodeOf(q) == r.content &&
+		d.FlagsOf(src)&NodeConnected != 0 && d.Bool(in)
 }
 
 // grant is C67.
@@ -75,7 +77,13 @@ func (e hostAdmission) revoke(c *Candidate, reason string) error {
 // then demand order (the stable sort keeps it).
 func (e hostAdmission) order(list []*Candidate) ([]*Candidate, error) {
 	h := e.h
-	root := h.dom.Rect(h.root)
+	rr := h.doc.QRect(h.root)
+	hosts := make([]Read, len(list))
+	for i, c := range list {
+		hosts[i] = h.doc.QHostRect(c.Source)
+	}
+	h.doc.Sync()
+	root := h.doc.RectOf(rr)
 	rc := (root.Top + root.Bottom) / 2
 	type keyed struct {
 		c         *Candidate
@@ -83,11 +91,10 @@ func (e hostAdmission) order(list []*Candidate) ([]*Candidate, error) {
 	}
 	ks := make([]keyed, len(list))
 	for i, c := range list {
-		p := h.dom.Parent(c.Source)
-		if p == 0 {
+		box, ok := h.doc.HostRectOf(hosts[i])
+		if !ok {
 			return nil, newError(CodeOwnership, "ChatSurface runtime host is missing: "+c.Participant.ID)
 		}
-		box := h.dom.Rect(p)
 		gap := max(root.Top-box.Bottom, box.Top-root.Bottom, 0)
 		d := (box.Top+box.Bottom)/2 - rc
 		if d < 0 {

@@ -103,39 +103,3 @@ func jsTrim(s string) string {
 	}
 	return s
 }
-
-// cssLength reads a computed length like Number.parseFloat; anything that is
-// not a finite number counts as 0 (C2, C80).
-func cssLength(s string) float64 {
-	i := 0
-	for i < len(s) && isJSSpace(rune(s[i])) {
-		i++
-	}
-	s = s[i:]
-	// longest prefix that parses as a decimal literal
-	end := 0
-	seenDigit, seenDot, seenExp := false, false, false
-	for j := 0; j < len(s); j++ {
-		c := s[j]
-		switch {
-		case c >= '0' && c <= '9':
-			seenDigit = true
-			end = j + 1
-		case (c == '+' || c == '-') && (j == 0 || s[j-1] == 'e' || s[j-1] == 'E'):
-		case c == '.' && !seenDot && !seenExp:
-			seenDot = true
-		case (c == 'e' || c == 'E') && seenDigit && !seenExp:
-			seenExp = true
-		default:
-			j = len(s)
-		}
-	}
-	if !seenDigit {
-		return 0
-	}
-	f, err := strconv.ParseFloat(s[:end], 64)
-	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
-		return 0
-	}
-	return f
-}

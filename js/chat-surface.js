@@ -6,6 +6,7 @@
 // values Go names by ref, creates AbortControllers, frozen contexts and
 // Error objects, and runs frames and timers through the host's scheduler.
 import { sharedCore } from './core.js';
+import * as DOM from './chat-surface-dom.js';
 import { SURFACE_OP as OP, SURFACE_START as START, SURFACE_CLASS, SURFACE_LIMIT, RESULT, RESULT_LAYOUT } from './protocol.js';
 
 const core = await sharedCore();
@@ -73,51 +74,9 @@ fx.toStr = (v) => {
   try { s = String(v); } catch (e) { recordThrow(e); return -1; }
   return core.writeStr(s);
 };
-// C85 in one crossing: each root's rect and raw margins into Go's buffer
-// (see domjs.SetBoxReader); -needed when the room is short. Go parses.
-fx.boxes = (nodes, addr, room) => {
-  let need = 0;
-  const cs = [];
-  for (let i = 0; i < nodes.length; i++) {
-    const s = globalThis.getComputedStyle(nodes[i]);
-    const t = String(s.getPropertyValue('margin-top') ?? '');
-    const b = String(s.getPropertyValue('margin-bottom') ?? '');
-    cs.push(t, b);
-    need += 10 + t.length + b.length;
-  }
-  if (need > room) return -need;
-  const dv = new DataView(core.memory.buffer, addr, need * 2);
-  let p = 0;
-  const str = (s) => {
-    dv.setUint16(p, s.length, true); p += 2;
-    for (let k = 0; k < s.length; k++) { dv.setUint16(p, s.charCodeAt(k), true); p += 2; }
-  };
-  for (let i = 0; i < nodes.length; i++) {
-    const r = nodes[i].getBoundingClientRect();
-    dv.setFloat64(p, r.top, true); dv.setFloat64(p + 8, r.bottom, true); p += 16;
-    str(cs[2 * i]); str(cs[2 * i + 1]);
-  }
-  return need;
-};
-// C31/C75 writes for every mounted root in one crossing (values from Go;
-// see domjs.SetAttrWriter).
-fx.rootAttrs = (nodes, addr) => {
-  const u = core.read(addr, 3 * nodes.length);
-  for (let i = 0; i < nodes.length; i++) {
-    const el = nodes[i];
-    const n = String(u[3 * i] | (u[3 * i + 1] << 16));
-    const f = u[3 * i + 2];
-    if (el.getAttribute('mesid') !== n) el.setAttribute('mesid', n);
-    if (f & 1) el.setAttribute('data-tt-virtual-index', n);
-    const d = el.querySelector('.mesIDDisplay');
-    if (d !== null) d.textContent = `#${n}`;
-    el.classList.toggle('last_mes', (f & 2) !== 0);
-  }
-};
 fx.keys = (o) => Object.keys(o);
 fx.get = (o, name) => { try { return o[name]; } catch (e) { recordThrow(e); return FAIL; } };
 fx.isBigInt = (v) => typeof v === 'bigint';
-fx.isElement = (v) => v !== null && typeof v === 'object' && v.nodeType === 1;
 fx.freezeDeep = function freezeDeep(o) {
   if (o !== null && typeof o === 'object' && !(o instanceof Error) && !Object.isFrozen(o)) {
     for (const k of Object.keys(o)) freezeDeep(o[k]);
@@ -155,7 +114,9 @@ function idOf(m) {
 const objectOf = (id) => byId.get(id)?.deref();
 
 // ---- hosts ----
-const hosts = new Map(); // Go's host id → the host's JS callbacks
+const hosts = new Map(); // host id → the host's JS callbacks and its DOM adapter
+let nextHost = 0;
+const { register, isElement } = DOM;
 
 // chat[].length as an array length (ToLength): '3' is 3, -1 and NaN are 0.
 function lengthOf(list) {
@@ -202,37 +163,62 @@ function messageOf(H, id, mesid) {
   if (isObject(m) && messageIds.get(m) === id) return m;
   return H.last?.find((x) => isObject(x) && messageIds.get(x) === id);
 }
-// A materialize result Go may touch: a genuine element that answers the
-// properties the adapter reads. Anything else (a Proxy whose traps throw, a
-// non-node) reaches Go as null, "not a .mes HTMLElement" (C30).
-const ELEMENT_READS = ['nodeType', 'parentNode', 'matches', 'querySelector', 'isConnected', 'classList', 'getAttribute'];
-function genuine(v) {
-  try {
-    if (v === null || typeof v !== 'object' || !globalThis.Element.prototype.matches.call(v, '*')) return null;
-    for (const k of ELEMENT_READS) void v[k];
-    return v;
-  } catch { return null; }
-}
-fx.materialize = (h, id, mesid) => {
+// materialize (C30): the result is named for Go and described into its
+// buffer — flags (1 a .mes, 2 parentless), root, first .mes_text and its
+// parent (0 when none), then the content's innerHTML when asked. A value that
+// is not a genuine element (a Proxy, a non-node) is root 0.
+fx.materialize = (h, id, mesid, html) => {
   const H = hosts.get(h);
-  try { return genuine(H.materialize.call(undefined, messageOf(H, id, mesid), mesid)); } catch (e) { recordThrow(e); return FAIL; }
+  let v;
+  try { v = H.materialize.call(undefined, messageOf(H, id, mesid), mesid); } catch (e) { recordThrow(e); return -1; }
+  let flags = 0;
+  let root = 0;
+  let content = 0;
+  let parent = 0;
+  let text = '';
+  if (isElement(v)) {
+    const el = DOM.element(v);
+    root = register(v);
+    flags = (el.mes ? 1 : 0) | (el.parentless ? 2 : 0);
+    if (el.content !== null) {
+      content = register(el.content);
+      if (el.content.parentNode !== null) parent = register(el.content.parentNode);
+      if (html) text = el.content.innerHTML;
+    }
+  }
+  const u = core.view(7 + text.length);
+  u[0] = flags;
+  u[1] = root & 0xffff; u[2] = root >>> 16; u[3] = content & 0xffff; u[4] = content >>> 16; u[5] = parent & 0xffff; u[6] = parent >>> 16;
+  for (let i = 0; i < text.length; i++) u[7 + i] = text.charCodeAt(i);
+  return 7 + text.length;
 };
 fx.format = (h, id, mesid) => { // the HTML's length in Go's buffer, exactly; -1 when it threw
   const H = hosts.get(h);
   try { return core.writeStr(String(H.formatMessage.call(undefined, messageOf(H, id, mesid), mesid))); } catch (e) { recordThrow(e); return -1; }
 };
-fx.prepare = (h, hook, mesid, content, seq, pidx) => {
+// Hooks get nodes Go names by id (chat-surface-dom.js).
+fx.prepare = (h, hook, mesid, contentId, seq, pidx) => {
+  const content = hosts.get(h).dom.node(contentId);
   const claims = Object.freeze({
     claim(source, activate) {
-      check(fx.claim(h, seq, pidx, source, typeof activate === 'function' ? addRef(activate) : 0));
+      check(fx.claim(h, seq, pidx, DOM.isNode(source) ? register(source) : 0, typeof activate === 'function' ? addRef(activate) : 0));
     },
   });
   return call(refs.get(hook), Object.freeze({ mesid, content }), claims);
 };
-fx.connected = (hook, mesid, element, content, sig) =>
-  call(refs.get(hook), Object.freeze({ mesid, element, content, signal: signalOf(sig) }));
-fx.activate = (fn, source, mesid, element, content, sig) =>
-  call(refs.get(fn), Object.freeze({ source, mesid, element, content, signal: signalOf(sig) }));
+fx.connected = (h, hook, mesid, el, co, sig) => {
+  const d = hosts.get(h).dom;
+  return call(refs.get(hook), Object.freeze({ mesid, element: d.node(el), content: d.node(co), signal: signalOf(sig) }));
+};
+fx.activate = (h, fn, src, mesid, el, co, sig) => {
+  const d = hosts.get(h).dom;
+  return call(refs.get(fn), Object.freeze({ source: d.node(src), mesid, element: d.node(el), content: d.node(co), signal: signalOf(sig) }));
+};
+// One DOM batch for host h (chatsurface/batch.go), in one crossing.
+fx.apply = (h, addr, n) => {
+  const H = hosts.get(h);
+  return H ? H.dom.apply(addr, n, H.managed, recordThrow) : 0;
+};
 fx.dispose = (ref) => {
   const d = refs.get(ref);
   if (typeof d === 'function') return call(d);
@@ -339,7 +325,10 @@ fx.setTimeout = (h, ms) => schedule(h, timers, (H, cb) => H.st.call(globalThis, 
 fx.clearTimeout = (h, id) => cancel(h, timers, (H, n) => H.ct.call(globalThis, n), id);
 // Go dropped a disposed host: the host object now names the tomb Go keeps
 // for every disposed host of its kind.
-fx.disposed = (h, tomb) => { const H = hosts.get(h); if (H) { H.self.id = tomb; hosts.delete(h); } };
+fx.disposed = (h, tomb) => {
+  const H = hosts.get(h);
+  if (H) { H.self.id = tomb; hosts.delete(h); H.dom.close(); if (H.root) H.dom.release(H.root); }
+};
 
 // Table sizes, Go's and the facade's, for leak checks: on the core
 // instance only, never on the public API (C13).
@@ -348,7 +337,7 @@ core.chatSurfaceTables = () => {
   let frameCount = 0;
   let timerCount = 0;
   for (const H of hosts.values()) { frameCount += H.frames.size; timerCount += H.timers.size; }
-  return { ...t, refs: refs.size, waits: waits.size, bases: bases.size, contexts: ctxs.size, signals: signals.size, jsHosts: hosts.size, frames: frameCount, timers: timerCount };
+  return { ...t, nodes: DOM.nodeTableSize(), refs: refs.size, waits: waits.size, bases: bases.size, contexts: ctxs.size, signals: signals.size, jsHosts: hosts.size, frames: frameCount, timers: timerCount };
 };
 
 // ---- the extension API (C11–C16) ----
@@ -434,15 +423,36 @@ export async function startChatSurfaceExtensions(options) {
 /** Create the host controller (C140–C143). */
 export function createChatSurfaceHost(options) {
   const o = options !== null && typeof options === 'object' ? options : {};
-  const self = { id: check(fx.createHost(o)) };
-  const id = self.id;
+  const id = ++nextHost;
+  const self = { id };
   const pick = (name) => (o[name] === undefined ? globalThis[name] : o[name]);
-  hosts.set(id, {
+  // Notifications of the root into Go; a failure there is the host's fault
+  // (contained in Go), never an exception into the page's event dispatch.
+  const events = {
+    scroll: () => { fx.scroll(id); },
+    scrollend: () => { fx.scrollend(id); },
+    mutation: () => { fx.mutation(id); },
+    resize: (ids) => {
+      const u = core.view(2 * ids.length);
+      for (let i = 0; i < ids.length; i++) { u[2 * i] = ids[i] & 0xffff; u[2 * i + 1] = ids[i] >>> 16; }
+      fx.resize(id, ids.length);
+    },
+  };
+  const H = {
     getMessages: o.getMessages, materialize: o.materialize, formatMessage: o.formatMessage, emit: o.emit,
     onFault: o.onFault, raf: pick('requestAnimationFrame'), caf: pick('cancelAnimationFrame'),
     st: pick('setTimeout'), ct: pick('clearTimeout'),
     frames: new Map(), timers: new Map(), nextTimer: 0, pass: undefined, last: undefined, self,
-  });
+    dom: new DOM.SurfaceDOM(core, events), root: isElement(o.root) ? register(o.root) : 0, managed: fx.managed(),
+  };
+  hosts.set(id, H);
+  try { check(fx.createHost(o, H.root, id)); } catch (e) {
+    hosts.delete(id);
+    H.dom.close();
+    if (H.root) H.dom.release(H.root);
+    throw e;
+  }
+  const nodeOf = (n) => (n ? hosts.get(self.id)?.dom.nodeOrNull(n) ?? null : null);
   const op = (code, a, b, w) => check(fx.op(self.id, code, a, b, w));
   // An operation whose Promise Go settles once its requests settle (C130).
   const waited = (code, a, b) => {
@@ -464,12 +474,12 @@ export function createChatSurfaceHost(options) {
       try { check(fx.finish(self.id, mesid, event !== undefined, w)); } catch (e) { waits.delete(w); throw e; }
       return promise;
     },
-    jumpToMessage(mesid) { return op(OP.JUMP, mesid); },
+    jumpToMessage(mesid) { return nodeOf(op(OP.JUMP, mesid)); },
     scrollToEnd() { op(OP.SCROLL_TO_END); },
     setProjectionHeld(held) { op(OP.HELD, held); },
     refreshLayout() { op(OP.REFRESH_LAYOUT); },
     resetEpoch() { op(OP.RESET); },
-    getMessageElement(mesid) { return op(OP.ELEMENT, mesid); },
+    getMessageElement(mesid) { return nodeOf(op(OP.ELEMENT, mesid)); },
     getFault() { return op(OP.FAULT); },
     snapshot() { return op(OP.SNAPSHOT); },
     dispose() { op(OP.DISPOSE); },

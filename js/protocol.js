@@ -86,6 +86,79 @@ export const SURFACE_LIMIT = Object.freeze({
   MAX_MESSAGES: 4194304,
 });
 
+// the chat surface's DOM batch stream (chatsurface/batch.go): op codes
+export const DOM_OP = Object.freeze({
+  REMOVE: 1,
+  INSERT: 2,
+  ROOT_ATTRS: 3,
+  SET_ATTR: 4,
+  REMOVE_ATTR: 5,
+  SET_STYLE: 6,
+  SPACER: 7,
+  HEIGHT: 8,
+  CLONE: 9,
+  DIV: 10,
+  SET_HTML: 11,
+  SWAP: 12,
+  SCROLL: 13,
+  OBSERVE: 14,
+  LISTEN: 15,
+  RELEASE: 16,
+  FORGET_STYLES: 17,
+  READ_SCROLL: 18,
+  READ_VIEW: 19,
+  READ_BOX: 20,
+  READ_RECT: 21,
+  READ_HOST_RECT: 22,
+  READ_HTML: 23,
+  READ_ATTR: 24,
+  READ_STYLE: 25,
+  READ_CHILDREN: 26,
+  READ_NODE: 27,
+  QUERY: 28,
+  CONTAINS: 29,
+});
+
+// flags of ROOT_ATTRS and of node reads
+export const DOM_FLAG = Object.freeze({
+  ROOT_VIRTUAL: 1,
+  ROOT_LAST: 2,
+  ELEMENT: 1,
+  CONNECTED: 2,
+  MES: 4,
+  MES_TEXT: 8,
+  STYLE_PINS: 16,
+  UNREGISTERED: -2147483648,
+});
+
+// attribute and property names of the batch stream, by number
+export const DOM_NAME = Object.freeze([
+  "",
+  "mesid",
+  "data-tt-chat-surface",
+  "data-tt-chat-bootstrap",
+  "aria-busy",
+  "overflow-anchor",
+]);
+
+// selectors of QUERY, by number
+export const DOM_SELECTOR = Object.freeze([
+  "",
+  ".mes",
+  ".mes_text",
+  ".mesIDDisplay",
+  "#show_more_messages",
+  ".style-pins",
+  "tt-chat-spacer",
+  ".edit_textarea, .reasoning_edit_textarea",
+]);
+
+// spacer kinds (C74): the data-tt-chat-spacer value, by number
+export const DOM_SPACER = Object.freeze([
+  "top",
+  "middle",
+]);
+
 // chatsurface.Class: the constructor a chat surface error is made with
 export const SURFACE_CLASS = Object.freeze({
   ERROR: 0,

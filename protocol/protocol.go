@@ -26,4 +26,7 @@ type Group struct {
 	Doc     string
 	Entries []Entry
 	Layout  bool
+	// Strings, when set, makes the group a frozen array of strings instead
+	// (names and selectors indexed by a number).
+	Strings []string
 }

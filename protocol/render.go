@@ -12,6 +12,14 @@ func JS() string {
 	b.WriteString("// Every number Go and JavaScript agree on at the bridge has its one source there.\n")
 	for _, g := range Groups() {
 		b.WriteString("\n// " + g.Doc + "\n")
+		if g.Strings != nil {
+			b.WriteString("export const " + g.Name + " = Object.freeze([\n")
+			for _, s := range g.Strings {
+				b.WriteString("  " + strconv.Quote(s) + ",\n")
+			}
+			b.WriteString("]);\n")
+			continue
+		}
 		b.WriteString("export const " + g.Name + " = Object.freeze({\n")
 		for _, e := range g.Entries {
 			b.WriteString("  " + key(e.Name) + ": " + strconv.Itoa(e.Value) + ",\n")

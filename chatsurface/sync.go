@@ -1,0 +1,82 @@
+package chatsurface
+
+// syncJS is the host's view of the bridge: every call out to JavaScript
+// first applies the pending DOM batch, so hooks, processors, host callbacks
+// and the host's scheduler always see the DOM the core has decided.
+type syncJS struct {
+	doc *Doc
+	js  Callbacks
+	pc  ProcessorCallbacks // nil when the bridge runs no processors
+}
+
+func newSyncJS(doc *Doc, js Callbacks) *syncJS {
+	s := &syncJS{doc: doc, js: js}
+	s.pc, _ = js.(ProcessorCallbacks)
+	return s
+}
+
+func (s *syncJS) PrepareContent(hook Ref, mesid int, content Node, claims ClaimsID) (Return, *JSValue) {
+	s.doc.Sync()
+	return s.js.PrepareContent(hook, mesid, content, claims)
+}
+func (s *syncJS) Connected(hook Ref, mesid int, element, content Node, signal Signal) (Return, *JSValue) {
+	s.doc.Sync()
+	return s.js.Connected(hook, mesid, element, content, signal)
+}
+func (s *syncJS) Activate(fn Ref, source Node, mesid int, element, content Node, signal Signal) (Return, *JSValue) {
+	s.doc.Sync()
+	return s.js.Activate(fn, source, mesid, element, content, signal)
+}
+func (s *syncJS) Dispose(d Ref) (Return, *JSValue) { s.doc.Sync(); return s.js.Dispose(d) }
+func (s *syncJS) Release(r Ref)                    { s.js.Release(r) }
+func (s *syncJS) Messages() Pass                   { s.doc.Sync(); return s.js.Messages() }
+func (s *syncJS) MessageAt(i int) (MessageID, *JSValue) {
+	s.doc.Sync()
+	return s.js.MessageAt(i)
+}
+func (s *syncJS) Count() (int, *JSValue) { s.doc.Sync(); return s.js.Count() }
+func (s *syncJS) Materialize(msg MessageID, mesid int, html bool) (Materialized, *JSValue) {
+	s.doc.Sync()
+	return s.js.Materialize(msg, mesid, html)
+}
+func (s *syncJS) FormatMessage(msg MessageID, mesid int) (string, *JSValue) {
+	s.doc.Sync()
+	return s.js.FormatMessage(msg, mesid)
+}
+
+// Signals are created lazily (Lease.Signal) and aborting one runs JS
+// listeners, so these sync too.
+func (s *syncJS) NewSignal() Signal { return s.js.NewSignal() }
+func (s *syncJS) Abort(sig Signal, reason string) {
+	s.doc.Sync()
+	s.js.Abort(sig, reason)
+}
+func (s *syncJS) ReleaseSignal(sig Signal) { s.js.ReleaseSignal(sig) }
+func (s *syncJS) OnFault(f error)          { s.doc.Sync(); s.js.OnFault(f) }
+
+// ProcessorCallbacks.
+func (s *syncJS) Version(msg MessageID) (string, *JSValue) { s.doc.Sync(); return s.pc.Version(msg) }
+func (s *syncJS) CallProcessor(token Token, prepare Ref, msg MessageID, mesid int, signal Signal) {
+	s.doc.Sync()
+	s.pc.CallProcessor(token, prepare, msg, mesid, signal)
+}
+func (s *syncJS) SettleBase(token Token, html string, err error) {
+	s.doc.Sync()
+	s.pc.SettleBase(token, html, err)
+}
+func (s *syncJS) AbortRequest(sig Signal) { s.doc.Sync(); s.pc.AbortRequest(sig) }
+func (s *syncJS) Settle(w Wait, emit bool, err error) {
+	s.doc.Sync()
+	s.pc.Settle(w, emit, err)
+}
+
+// syncSched does the same for the host's scheduler functions.
+type syncSched struct {
+	doc *Doc
+	s   Scheduler
+}
+
+func (s syncSched) RequestFrame() (int, *JSValue)         { s.doc.Sync(); return s.s.RequestFrame() }
+func (s syncSched) CancelFrame(id int) *JSValue           { s.doc.Sync(); return s.s.CancelFrame(id) }
+func (s syncSched) SetTimeout(ms float64) (int, *JSValue) { s.doc.Sync(); return s.s.SetTimeout(ms) }
+func (s syncSched) ClearTimeout(id int) *JSValue          { s.doc.Sync(); return s.s.ClearTimeout(id) }

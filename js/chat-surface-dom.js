@@ -1,0 +1,335 @@
+// The chat surface's DOM adapter (chatsurface/batch.go): the only writer of
+// the surface's DOM. Go decides each step as one batch — roots to remove and
+// where to insert the rest, the attributes of every root, spacer heights,
+// content to swap, the scroll offset, observers — followed by the reads it
+// needs; apply() runs the batch in one crossing and hands the results back.
+// It decides nothing: every op does what its code says.
+//
+// Nodes are named by ids: positive for nodes the page hands over (the root,
+// materialize results, claimed sources), registered here with a count of
+// the holds Go took; negative for nodes Go creates, per host.
+import { DOM_OP as OP, DOM_FLAG as F, DOM_NAME, DOM_SELECTOR, DOM_SPACER } from './protocol.js';
+
+const byId = new Map(); // id → { node, holds }
+const ids = new WeakMap(); // node → id
+let nextId = 0;
+
+/** Name a node for Go, taking one hold (0 for a value that is not one). */
+export function register(node) {
+  let id = ids.get(node);
+  if (id === undefined || id < 0) { // (a node Go made keeps its own id in its host)
+    id = ++nextId;
+    ids.set(node, id);
+    byId.set(id, { node, holds: 1 });
+  } else {
+    const e = byId.get(id);
+    if (e) e.holds++; else byId.set(id, { node, holds: 1 });
+  }
+  return id;
+}
+/** The id a node already has (0: none). */
+export const idOf = (node) => (byId.has(ids.get(node)) ? ids.get(node) : 0);
+export const nodeTableSize = () => byId.size;
+
+// Platform methods, called on the node: an object whose own properties lie
+// (a Proxy, an overriding subclass) cannot redirect them.
+const P = {};
+function platform() {
+  if (P.matches) return;
+  const E = globalThis.Element.prototype;
+  const N = globalThis.Node.prototype;
+  P.matches = E.matches;
+  P.query = E.querySelector;
+  P.getAttr = E.getAttribute;
+  P.setAttr = E.setAttribute;
+  P.removeAttr = E.removeAttribute;
+  P.remove = E.remove;
+  P.replaceChildren = E.replaceChildren;
+  P.insertBefore = N.insertBefore;
+  P.contains = N.contains;
+  P.cloneNode = N.cloneNode;
+}
+
+/** Is v an element this adapter can work with (C30)? */
+export function isElement(v) {
+  platform();
+  try { return v !== null && typeof v === 'object' && P.matches.call(v, '*'); } catch { return false; }
+}
+
+/** Is v a DOM node (a brand check: a Proxy or a look-alike is not)? */
+export function isNode(v) {
+  platform();
+  try { return v !== null && typeof v === 'object' && P.contains.call(v, v) === true; } catch { return false; }
+}
+
+/** What C30 needs of a materialize result that is an element. */
+export function element(v) {
+  try {
+    const content = P.query.call(v, '.mes_text');
+    return { mes: P.matches.call(v, '.mes'), parentless: v.parentNode === null, content };
+  } catch {
+    return { mes: false, parentless: false, content: null };
+  }
+}
+
+// Results are collected here, then copied into Go's buffer at once.
+let res = new Uint16Array(1024);
+let rp = 0;
+const f64 = new Float64Array(1);
+const f64u = new Uint16Array(f64.buffer);
+function room(n) {
+  if (rp + n <= res.length) return;
+  let c = res.length * 2;
+  while (c < rp + n) c *= 2;
+  const r = new Uint16Array(c);
+  r.set(res.subarray(0, rp));
+  res = r;
+}
+const unit = (u) => { room(1); res[rp++] = u; };
+const num = (x) => { room(4); f64[0] = x; res[rp++] = f64u[0]; res[rp++] = f64u[1]; res[rp++] = f64u[2]; res[rp++] = f64u[3]; };
+const id32 = (id) => { room(2); res[rp++] = id & 0xffff; res[rp++] = (id >>> 16) & 0xffff; };
+const str = (s) => {
+  const n = s.length;
+  room(n + 2);
+  res[rp++] = n & 0xffff; res[rp++] = n >>> 16;
+  for (let i = 0; i < n; i++) res[rp++] = s.charCodeAt(i);
+};
+const length = (s) => Number.parseFloat(s); // C2: Go maps a non-finite value to 0
+
+/** One host's side: the nodes Go created, the observers, the listeners. */
+export class SurfaceDOM {
+  constructor(core, events) {
+    platform();
+    this.core = core;
+    this.created = new Map(); // negative id → node
+    this.events = events; // { scroll, scrollend, mutation, resize(ids) }: into Go
+    const RO = globalThis.ResizeObserver;
+    const MO = globalThis.MutationObserver;
+    this.resize = typeof RO === 'function' ? new RO((entries) => {
+      const out = [];
+      for (const e of entries) { const id = idOf(e.target); if (id) out.push(id); }
+      if (out.length) events.resize(out);
+    }) : null;
+    // Two observers: the root's child list, and mesid attributes below it,
+    // so that content changes inside messages (streaming) never wake Go.
+    const onMutation = () => events.mutation();
+    this.mutation = typeof MO === 'function' ? [new MO(onMutation), new MO(onMutation)] : [];
+    this.onScroll = () => events.scroll();
+    this.onScrollEnd = () => events.scrollend();
+    this.listening = null;
+    this.margins = new Map(); // style signature → computed lengths
+  }
+
+  node(id) {
+    const n = id < 0 ? this.created.get(id) : byId.get(id)?.node;
+    if (n === undefined) throw new Error(`tavern-core: unknown node id ${id}`);
+    return n;
+  }
+
+  /** The node of an id, or null (for results handed to the page). */
+  nodeOrNull(id) {
+    return (id < 0 ? this.created.get(id) : byId.get(id)?.node) ?? null;
+  }
+
+  release(id) {
+    if (id < 0) { this.created.delete(id); return; }
+    const e = byId.get(id);
+    if (e && --e.holds <= 0) byId.delete(id);
+  }
+
+  // An id for a read result: Go's own nodes by their id, others as
+  // unregistered, null as 0.
+  idFor(n) {
+    if (n === null || n === undefined) return 0;
+    const id = ids.get(n);
+    if (id !== undefined && (id < 0 ? this.created.get(id) === n : byId.has(id))) return id;
+    return F.UNREGISTERED;
+  }
+
+  make(id, el) {
+    this.created.set(id, el);
+    ids.set(el, id);
+  }
+
+  close() {
+    this.resize?.disconnect();
+    for (const m of this.mutation) m.disconnect();
+    if (this.listening) this.listen(this.listening, false);
+    this.created.clear();
+  }
+
+  listen(root, on, managed) {
+    if (on) {
+      if (managed) {
+        root.addEventListener('scroll', this.onScroll);
+        root.addEventListener('scrollend', this.onScrollEnd);
+      }
+      this.mutation[0]?.observe(root, { childList: true });
+      this.mutation[1]?.observe(root, { subtree: true, attributes: true, attributeFilter: ['mesid'] });
+      this.listening = root;
+      this.managed = managed;
+      return;
+    }
+    root.removeEventListener('scroll', this.onScroll);
+    root.removeEventListener('scrollend', this.onScrollEnd);
+    for (const m of this.mutation) m.disconnect();
+    this.listening = null;
+  }
+
+  /**
+   * Run the batch of n units at addr in Go's memory; the results go into
+   * Go's buffer and their length is returned. A command that throws ends the
+   * batch: onThrow records the value and -1 is returned.
+   */
+  apply(addr, n, managed, onThrow) {
+    const mem = this.core.memory;
+    const c = new Uint16Array(mem.buffer, addr, n);
+    let p = 0;
+    const u = () => c[p++];
+    const i32 = () => { const v = c[p] | (c[p + 1] << 16); p += 2; return v; };
+    const node = () => this.node(i32());
+    const nodeOr0 = () => { const id = i32(); return id === 0 ? null : this.node(id); };
+    const f = () => { f64u[0] = c[p]; f64u[1] = c[p + 1]; f64u[2] = c[p + 2]; f64u[3] = c[p + 3]; p += 4; return f64[0]; };
+    const s = () => {
+      const len = c[p] | (c[p + 1] << 16);
+      p += 2;
+      let out = '';
+      for (let i = 0; i < len; i += 8192) out += String.fromCharCode.apply(null, c.subarray(p + i, p + Math.min(len, i + 8192)));
+      p += len;
+      return out;
+    };
+    const name = () => DOM_NAME[u()];
+    // Computed margins, once per style signature: roots that look alike to
+    // CSS (same tag, classes and attributes but their numbers) compute alike,
+    // until Go says styles may have changed (FORGET_STYLES: refreshLayout,
+    // reset). A computed style is the dearest read there is.
+    const seen = this.margins;
+    const styled = (x, ...props) => {
+      let key = `${x.localName}\0${props[0]}`;
+      for (const a of x.attributes) if (a.name !== 'mesid' && a.name !== 'data-tt-virtual-index') key += `\0${a.name}=${a.value}`;
+      let m = seen.get(key);
+      if (m === undefined) {
+        const cs = globalThis.getComputedStyle(x);
+        m = props.map((k) => length(cs.getPropertyValue(k)));
+        seen.set(key, m);
+      }
+      return m;
+    };
+    const margins = (x) => styled(x, 'margin-top', 'margin-bottom');
+    rp = 0;
+    try {
+      while (p < n) {
+        switch (u()) {
+          case OP.REMOVE: { const x = node(); const from = nodeOr0(); if (x.parentNode !== null && (from === null || x.parentNode === from)) P.remove.call(x); break; }
+          case OP.INSERT: { const parent = node(); const x = node(); const ref = nodeOr0(); P.insertBefore.call(parent, x, ref); break; }
+          case OP.ROOT_ATTRS: {
+            const x = node();
+            const m = String(i32() >>> 0);
+            const flags = u();
+            if (P.getAttr.call(x, 'mesid') !== m) P.setAttr.call(x, 'mesid', m);
+            if (flags & F.ROOT_VIRTUAL) P.setAttr.call(x, 'data-tt-virtual-index', m);
+            const d = P.query.call(x, '.mesIDDisplay');
+            if (d !== null) d.textContent = `#${m}`;
+            x.classList.toggle('last_mes', (flags & F.ROOT_LAST) !== 0);
+            break;
+          }
+          case OP.SET_ATTR: { const x = node(); const k = name(); P.setAttr.call(x, k, s()); break; }
+          case OP.REMOVE_ATTR: { const x = node(); P.removeAttr.call(x, name()); break; }
+          case OP.SET_STYLE: {
+            const x = node(); const k = name(); const v = s();
+            if (v === '') x.style.removeProperty(k); else x.style.setProperty(k, v);
+            break;
+          }
+          case OP.SPACER: {
+            const id = i32();
+            const el = (this.listening?.ownerDocument ?? globalThis.document).createElement('tt-chat-spacer');
+            P.setAttr.call(el, 'data-tt-chat-spacer', DOM_SPACER[u()]);
+            P.setAttr.call(el, 'aria-hidden', 'true');
+            this.make(id, el);
+            break;
+          }
+          case OP.HEIGHT: { const x = node(); x.style.setProperty('height', `${f()}px`); break; }
+          case OP.CLONE: { const id = i32(); this.make(id, P.cloneNode.call(node(), false)); break; }
+          case OP.DIV: { const id = i32(); this.make(id, (this.listening?.ownerDocument ?? globalThis.document).createElement('div')); break; }
+          case OP.SET_HTML: { const x = node(); x.innerHTML = s(); break; }
+          case OP.SWAP: {
+            const from = node(); const to = node();
+            P.replaceChildren.call(to, ...from.childNodes);
+            const busy = P.getAttr.call(from, 'aria-busy');
+            if (busy === null) P.removeAttr.call(to, 'aria-busy'); else P.setAttr.call(to, 'aria-busy', busy);
+            break;
+          }
+          case OP.SCROLL: { const x = node(); x.scrollTop = f(); break; }
+          case OP.OBSERVE: { const x = node(); if (u()) this.resize?.observe(x); else this.resize?.unobserve(x); break; }
+          case OP.LISTEN: { const x = node(); this.listen(x, u() !== 0, managed); break; }
+          case OP.RELEASE: this.release(i32()); break;
+          case OP.FORGET_STYLES: this.margins.clear(); break;
+          case OP.READ_SCROLL: { const x = node(); num(x.scrollTop); num(x.clientHeight); num(x.scrollHeight); break; }
+          case OP.READ_VIEW: {
+            const x = node();
+            num(x.scrollTop); num(x.clientHeight); num(x.scrollHeight);
+            const m = styled(x, 'padding-top', 'padding-bottom', 'row-gap');
+            num(m[0]); num(m[1]); num(m[2]);
+            break;
+          }
+          case OP.READ_BOX: {
+            const x = node();
+            const r = x.getBoundingClientRect();
+            num(r.top); num(r.bottom);
+            const m = margins(x);
+            num(m[0]); num(m[1]);
+            break;
+          }
+          case OP.READ_RECT: { const r = node().getBoundingClientRect(); num(r.top); num(r.bottom); break; }
+          case OP.READ_HOST_RECT: {
+            const host = node().parentElement;
+            if (host === null) { unit(0); num(0); num(0); break; }
+            const r = host.getBoundingClientRect();
+            unit(1); num(r.top); num(r.bottom);
+            break;
+          }
+          case OP.READ_HTML: str(node().innerHTML); break;
+          case OP.READ_ATTR: {
+            const x = node(); const v = P.getAttr.call(x, name());
+            if (v === null) unit(0); else { unit(1); str(v); }
+            break;
+          }
+          case OP.READ_STYLE: { const x = node(); str(x.style.getPropertyValue(name())); break; }
+          case OP.READ_CHILDREN: {
+            const kids = node().children;
+            const len = kids.length;
+            room(2); res[rp++] = len & 0xffff; res[rp++] = len >>> 16;
+            for (let i = 0; i < len; i++) {
+              const k = kids[i];
+              const mes = P.matches.call(k, '.mes');
+              id32(this.idFor(k));
+              unit((mes ? F.MES : 0) | (P.matches.call(k, '.style-pins') ? F.STYLE_PINS : 0));
+              if (mes) {
+                const v = P.getAttr.call(k, 'mesid');
+                if (v === null) unit(0); else { unit(1); str(v); }
+              } else str(k.localName);
+            }
+            break;
+          }
+          case OP.READ_NODE: {
+            const x = node();
+            const el = x.nodeType === 1;
+            unit((el ? F.ELEMENT : 0) | (x.isConnected ? F.CONNECTED : 0) |
+              (el && P.matches.call(x, '.mes') ? F.MES : 0) | (el && P.matches.call(x, '.mes_text') ? F.MES_TEXT : 0));
+            id32(this.idFor(x.parentNode));
+            break;
+          }
+          case OP.QUERY: { const x = node(); id32(this.idFor(P.query.call(x, DOM_SELECTOR[u()]))); break; }
+          case OP.CONTAINS: { const a = node(); const b = node(); unit(P.contains.call(a, b) ? 1 : 0); break; }
+          default: throw new Error('tavern-core: bad DOM op');
+        }
+      }
+    } catch (e) {
+      onThrow(e);
+      return -1;
+    }
+    const out = this.core.view(rp);
+    out.set(res.subarray(0, rp));
+    return rp;
+  }
+}
