@@ -2,6 +2,8 @@
 
 package bridge
 
+import "runtime"
+
 var errEnc Encoder
 
 // tc_err moves the pending error record into the buffer and returns its
@@ -40,4 +42,20 @@ func tcPanic() (st int32) {
 	//lint:ignore SA5000 a real runtime panic, not a hand-made error
 	m["boom"] = 1
 	return OK
+}
+
+// tc_heap collects Go's garbage and returns the live heap in KiB, for
+// heap-level leak tests (never part of a public API).
+//
+//go:wasmexport tc_heap
+func tcHeap() (kib int32) {
+	defer func() {
+		if recover() != nil {
+			kib = -1
+		}
+	}()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int32(m.HeapAlloc >> 10)
 }

@@ -77,7 +77,6 @@ func (b *bounded) unmark(h *Host) {
 			*s = 0
 		}
 	}
-	h.doc.ForgetStyles()
 	if b.marked {
 		h.doc.RemoveAttr(h.root, NameSurface)
 		h.doc.RemoveAttr(h.root, NameBootstrap)

@@ -36,7 +36,12 @@ type Wait int32
 // through the bridge).
 type ProcessorCallbacks interface {
 	// Version is C121's version of the message object (JSON of its fields).
-	Version(msg MessageID) (string, *JSValue)
+	// The object is the request's (req non-zero, NewRequest) or the one at
+	// mesid now.
+	Version(msg MessageID, mesid int, req Signal) (string, *JSValue)
+	// NewRequest creates a request's AbortController and holds its message
+	// object for the processors (C116) until ReleaseSignal.
+	NewRequest(msg MessageID, mesid int) Signal
 	// CallProcessor calls prepare(ctx, renderBase) for one layer; its
 	// outcome comes back as Host.ProcessorDone or Host.ProcessorFailed.
 	CallProcessor(token Token, prepare Ref, msg MessageID, mesid int, signal Signal)
@@ -149,7 +154,7 @@ func (h *Host) processContent(msg MessageID, mesid int, node Node, html string) 
 		return true, nil
 	}
 	d := h.doc
-	ver, thrown := h.pcb().Version(msg)
+	ver, thrown := h.pcb().Version(msg, mesid, 0)
 	if thrown != nil {
 		return false, thrown
 	}
@@ -170,7 +175,7 @@ func (h *Host) processContent(msg MessageID, mesid int, node Node, html string) 
 		h.abortRequest(e)
 		h.dropEntry(e)
 	}
-	req := &request{msg: msg, mesid: mesid, version: ver, base: html, signal: h.js.NewSignal()}
+	req := &request{msg: msg, mesid: mesid, version: ver, base: html, signal: h.pcb().NewRequest(msg, mesid)}
 	p.cache[msg] = req
 	p.queue = append(p.queue, req)
 	busy(d, node)
@@ -309,7 +314,7 @@ func (h *Host) RenderBase(token Token) bool {
 		return true
 	}
 	pc := h.pcb()
-	ver, thrown := pc.Version(req.msg)
+	ver, thrown := pc.Version(req.msg, req.mesid, req.signal)
 	if thrown != nil {
 		pc.SettleBase(token, "", thrown)
 		return true
@@ -352,7 +357,7 @@ func (h *Host) ProcessorDone(token Token, v Value) {
 	}
 	req := l.req
 	if h.current(req) {
-		ver, thrown := h.pcb().Version(req.msg)
+		ver, thrown := h.pcb().Version(req.msg, req.mesid, req.signal)
 		if thrown != nil {
 			h.layerFailed(l, thrown)
 			return

@@ -33,7 +33,8 @@ type fakeProcs struct {
 	evals   map[string]int // calls per processor id
 }
 
-func (j *fakeJS) Version(msg MessageID) (string, *JSValue) {
+func (j *fakeJS) NewRequest(MessageID, int) Signal { return j.NewSignal() }
+func (j *fakeJS) Version(msg MessageID, _ int, _ Signal) (string, *JSValue) {
 	return `["` + j.msg(msg).mes + `",0]`, nil
 }
 func (j *fakeJS) CallProcessor(tok Token, prep Ref, msg MessageID, mesid int, s Signal) {

@@ -55,7 +55,11 @@ func (s *syncJS) ReleaseSignal(sig Signal) { s.js.ReleaseSignal(sig) }
 func (s *syncJS) OnFault(f error)          { s.doc.Sync(); s.js.OnFault(f) }
 
 // ProcessorCallbacks.
-func (s *syncJS) Version(msg MessageID) (string, *JSValue) { s.doc.Sync(); return s.pc.Version(msg) }
+func (s *syncJS) Version(msg MessageID, mesid int, req Signal) (string, *JSValue) {
+	s.doc.Sync()
+	return s.pc.Version(msg, mesid, req)
+}
+func (s *syncJS) NewRequest(msg MessageID, mesid int) Signal { return s.pc.NewRequest(msg, mesid) }
 func (s *syncJS) CallProcessor(token Token, prepare Ref, msg MessageID, mesid int, signal Signal) {
 	s.doc.Sync()
 	s.pc.CallProcessor(token, prepare, msg, mesid, signal)

@@ -50,10 +50,40 @@ function platform() {
   P.cloneNode = N.cloneNode;
 }
 
+// The fixed selectors (DOM_SELECTOR) as predicates: ".class", "#id", "tag",
+// and lists of them. Matching by hand keeps the engine's query caches (which
+// hold nodes until the job ends) and its parser out of every frame.
+function predicate(sel) {
+  const parts = sel.split(',').map((x) => x.trim()).filter(Boolean).map((x) => {
+    if (x[0] === '.') { const c = x.slice(1); return (el) => el.classList.contains(c); }
+    if (x[0] === '#') { const id = x.slice(1); return (el) => el.id === id; }
+    return (el) => el.localName === x;
+  });
+  return (el) => parts.some((f) => f(el));
+}
+const PRED = DOM_SELECTOR.map((s) => (s ? predicate(s) : () => false));
+const MES = PRED[DOM_SELECTOR.indexOf('.mes')];
+const MES_TEXT = PRED[DOM_SELECTOR.indexOf('.mes_text')];
+const STYLE_PINS = PRED[DOM_SELECTOR.indexOf('.style-pins')];
+const ID_DISPLAY = PRED[DOM_SELECTOR.indexOf('.mesIDDisplay')];
+
+/** The first descendant of x (in document order) matching pred, or null. */
+function first(x, pred) {
+  let n = x.firstElementChild;
+  while (n !== null) {
+    if (pred(n)) return n;
+    if (n.firstElementChild !== null) { n = n.firstElementChild; continue; }
+    while (n !== x && n.nextElementSibling === null) n = n.parentElement;
+    if (n === x) return null;
+    n = n.nextElementSibling;
+  }
+  return null;
+}
+
 /** Is v an element this adapter can work with (C30)? */
 export function isElement(v) {
   platform();
-  try { return v !== null && typeof v === 'object' && P.matches.call(v, '*'); } catch { return false; }
+  try { return v !== null && typeof v === 'object' && P.contains.call(v, v) === true && v.nodeType === 1; } catch { return false; }
 }
 
 /** Is v a DOM node (a brand check: a Proxy or a look-alike is not)? */
@@ -65,8 +95,7 @@ export function isNode(v) {
 /** What C30 needs of a materialize result that is an element. */
 export function element(v) {
   try {
-    const content = P.query.call(v, '.mes_text');
-    return { mes: P.matches.call(v, '.mes'), parentless: v.parentNode === null, content };
+    return { mes: MES(v), parentless: v.parentNode === null, content: first(v, MES_TEXT) };
   } catch {
     return { mes: false, parentless: false, content: null };
   }
@@ -201,8 +230,8 @@ export class SurfaceDOM {
     const name = () => DOM_NAME[u()];
     // Computed margins, once per style signature: roots that look alike to
     // CSS (same tag, classes and attributes but their numbers) compute alike,
-    // until Go says styles may have changed (FORGET_STYLES: refreshLayout,
-    // reset). A computed style is the dearest read there is.
+    // until Go says styles may have changed (FORGET_STYLES: refreshLayout).
+    // A computed style is the dearest read there is.
     const seen = this.margins;
     const styled = (x, ...props) => {
       let key = `${x.localName}\0${props[0]}`;
@@ -228,7 +257,7 @@ export class SurfaceDOM {
             const flags = u();
             if (P.getAttr.call(x, 'mesid') !== m) P.setAttr.call(x, 'mesid', m);
             if (flags & F.ROOT_VIRTUAL) P.setAttr.call(x, 'data-tt-virtual-index', m);
-            const d = P.query.call(x, '.mesIDDisplay');
+            const d = first(x, ID_DISPLAY);
             if (d !== null) d.textContent = `#${m}`;
             x.classList.toggle('last_mes', (flags & F.ROOT_LAST) !== 0);
             break;
@@ -301,9 +330,9 @@ export class SurfaceDOM {
             room(2); res[rp++] = len & 0xffff; res[rp++] = len >>> 16;
             for (let i = 0; i < len; i++) {
               const k = kids[i];
-              const mes = P.matches.call(k, '.mes');
+              const mes = MES(k);
               id32(this.idFor(k));
-              unit((mes ? F.MES : 0) | (P.matches.call(k, '.style-pins') ? F.STYLE_PINS : 0));
+              unit((mes ? F.MES : 0) | (STYLE_PINS(k) ? F.STYLE_PINS : 0));
               if (mes) {
                 const v = P.getAttr.call(k, 'mesid');
                 if (v === null) unit(0); else { unit(1); str(v); }
@@ -315,11 +344,11 @@ export class SurfaceDOM {
             const x = node();
             const el = x.nodeType === 1;
             unit((el ? F.ELEMENT : 0) | (x.isConnected ? F.CONNECTED : 0) |
-              (el && P.matches.call(x, '.mes') ? F.MES : 0) | (el && P.matches.call(x, '.mes_text') ? F.MES_TEXT : 0));
+              (el && MES(x) ? F.MES : 0) | (el && MES_TEXT(x) ? F.MES_TEXT : 0));
             id32(this.idFor(x.parentNode));
             break;
           }
-          case OP.QUERY: { const x = node(); id32(this.idFor(P.query.call(x, DOM_SELECTOR[u()]))); break; }
+          case OP.QUERY: { const x = node(); id32(this.idFor(first(x, PRED[u()]))); break; }
           case OP.CONTAINS: { const a = node(); const b = node(); unit(P.contains.call(a, b) ? 1 : 0); break; }
           default: throw new Error('tavern-core: bad DOM op');
         }
@@ -328,6 +357,11 @@ export class SurfaceDOM {
       onThrow(e);
       return -1;
     }
+    // The batch's own changes are known to Go: their records would only
+    // pile up (holding every removed subtree) while the page never yields,
+    // and would wake Go for nothing. Foreign changes made before the batch
+    // were found by the operation's own check (C79, C112a step 4).
+    for (const m of this.mutation) m.takeRecords();
     const out = this.core.view(rp);
     out.set(res.subarray(0, rp));
     return rp;

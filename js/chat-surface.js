@@ -90,7 +90,7 @@ const signals = new Map();
 let nextSignal = 0;
 fx.newSignal = () => { signals.set(++nextSignal, new AbortController()); return nextSignal; };
 fx.abort = (id, reason) => { signals.get(id)?.abort(reason); };
-fx.releaseSignal = (id) => { signals.delete(id); ctxs.delete(id); };
+fx.releaseSignal = (id) => { signals.delete(id); ctxs.delete(id); requests.delete(id); };
 fx.abortRequest = (id) => { signals.get(id)?.abort(); }; // reason: an AbortError DOMException (C126)
 const signalOf = (id) => signals.get(id)?.signal;
 
@@ -98,20 +98,14 @@ const signalOf = (id) => signals.get(id)?.signal;
 const messageIds = new WeakMap();
 let nextMessage = 0;
 const isObject = (m) => m !== null && (typeof m === 'object' || typeof m === 'function');
-// id → object, weakly, for C121 versions and processor contexts.
-const byId = new Map();
-const forget = new FinalizationRegistry((id) => { byId.delete(id); });
 function idOf(m) {
   let id = messageIds.get(m);
   if (id === undefined) {
     id = ++nextMessage;
     messageIds.set(m, id);
-    byId.set(id, new WeakRef(m));
-    forget.register(m, id);
   }
   return id;
 }
-const objectOf = (id) => byId.get(id)?.deref();
 
 // ---- hosts ----
 const hosts = new Map(); // host id → the host's JS callbacks and its DOM adapter
@@ -232,11 +226,22 @@ fx.onFault = (h, err) => {
 };
 // ---- content processors (C113–C131) ----
 // C121: the facade computes the version; Go only compares.
-fx.version = (id) => {
+// The object is the request's (req, held by newRequest) or the one at mesid.
+fx.version = (h, id, mesid, req) => {
   try {
-    const m = objectOf(id);
-    return JSON.stringify([m.mes, m.swipe_id ?? 0, m.extra?.display_text, m.name, m.is_user, m.is_system, m.role]);
-  } catch (e) { recordThrow(e); return FAIL; }
+    const m = req ? requests.get(req) : messageOf(hosts.get(h), id, mesid);
+    return core.writeStr(JSON.stringify([m.mes, m.swipe_id ?? 0, m.extra?.display_text, m.name, m.is_user, m.is_system, m.role]));
+  } catch (e) { recordThrow(e); return -1; }
+};
+// A processor request: its AbortController, holding its message object for
+// the processors (C116) until Go releases the signal.
+const requests = new Map(); // signal id → message object
+fx.newRequest = (h, id, mesid) => {
+  const sig = fx.newSignal();
+  let m;
+  try { m = messageOf(hosts.get(h), id, mesid); } catch { /* getMessages threw: the version read reports it */ }
+  requests.set(sig, m);
+  return sig;
 };
 fx.text = (addr, n) => core.string(addr, n);
 const ctxs = new Map(); // signal id → the request's one frozen ctx (C116)
@@ -246,7 +251,7 @@ const bases = new Map(); // processor call token → its renderBase Promise's re
 fx.callProcessor = (h, token, prepare, msg, mesid, sig) => {
   let ctx = ctxs.get(sig);
   if (ctx === undefined) {
-    ctx = Object.freeze({ message: objectOf(msg), mesid, signal: signalOf(sig) });
+    ctx = Object.freeze({ message: requests.get(sig), mesid, signal: signalOf(sig) });
     ctxs.set(sig, ctx);
   }
   let base;
@@ -337,7 +342,7 @@ core.chatSurfaceTables = () => {
   let frameCount = 0;
   let timerCount = 0;
   for (const H of hosts.values()) { frameCount += H.frames.size; timerCount += H.timers.size; }
-  return { ...t, nodes: DOM.nodeTableSize(), refs: refs.size, waits: waits.size, bases: bases.size, contexts: ctxs.size, signals: signals.size, jsHosts: hosts.size, frames: frameCount, timers: timerCount };
+  return { ...t, nodes: DOM.nodeTableSize(), requests: requests.size, refs: refs.size, waits: waits.size, bases: bases.size, contexts: ctxs.size, signals: signals.size, jsHosts: hosts.size, frames: frameCount, timers: timerCount };
 };
 
 // ---- the extension API (C11–C16) ----

@@ -961,12 +961,17 @@ func (c *surfaceCallbacks) ClearTimeout(id int) *chatsurface.JSValue {
 
 // ---- ProcessorCallbacks (C113–C131) ----
 
-func (c *surfaceCallbacks) Version(msg chatsurface.MessageID) (string, *chatsurface.JSValue) {
-	r := c.e.call("version", int(msg))
-	if r.Equal(c.e.failMark) {
+// Version is C121's version, written into the buffer (-1: it threw).
+func (c *surfaceCallbacks) Version(msg chatsurface.MessageID, mesid int, req chatsurface.Signal) (string, *chatsurface.JSValue) {
+	n := c.e.call("version", c.host, int(msg), mesid, int(req)).Int()
+	if n < 0 {
 		return "", c.e.takeThrown()
 	}
-	return c.e.str(r), nil
+	return jsvalue.WTF8(bridge.Buf()[:n]), nil
+}
+
+func (c *surfaceCallbacks) NewRequest(msg chatsurface.MessageID, mesid int) chatsurface.Signal {
+	return chatsurface.Signal(c.e.call("newRequest", c.host, int(msg), mesid).Int())
 }
 
 func (c *surfaceCallbacks) CallProcessor(token chatsurface.Token, prepare chatsurface.Ref, msg chatsurface.MessageID, mesid int, sig chatsurface.Signal) {
