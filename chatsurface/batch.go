@@ -49,7 +49,7 @@ const (
 	DomObserve                 // node, on: the ResizeObserver of mounted roots (C85)
 	DomListen                  // root, on: scroll/scrollend listeners and the MutationObserver (C79, C88)
 	DomRelease                 // node: forget the id
-	DomForgetStyles            // computed styles may have changed (refreshLayout, reset): read them afresh
+	DomForgetStyles            // computed styles may have changed (refreshLayout): read them afresh
 	// reads
 	DomReadScroll   // node → scrollTop, clientHeight, scrollHeight
 	DomReadView     // root → scrollTop, clientHeight, scrollHeight, padding-top, padding-bottom, row-gap
