@@ -139,6 +139,7 @@ test: vet test-go test-wasm test-js test-e2e test-sillytavern-if-present test-ds
 bench: wasm host-wasm node_modules
 	$(STACK); cd $(JS) && node --expose-gc bench/run.js
 	$(STACK); cd $(JS) && node --expose-gc bench/chat-surface.js
+	$(STACK); cd $(JS) && node bench/chromium.js
 	$(STACK); cd $(JS) && node --expose-gc bench/session-log.js
 	$(MAKE) --no-print-directory bench-sillytavern
 

@@ -1,0 +1,108 @@
+// The chat surface bench page (js/bench/chromium.js drives it): a
+// 10,000-message chat in the bounded view, either tavern-core's host
+// (?impl=core, with ?participant=1 a participant that mounts an iframe
+// runtime for every code block, as the demo's does) or the plain-JS window
+// of bench/plain-window.js (?impl=plain). window.bench runs the sweeps.
+
+const q = new URLSearchParams(location.search);
+const impl = q.get('impl') ?? 'core';
+const withParticipant = q.get('participant') === '1';
+const root = document.getElementById('chat');
+
+const WORDS = 'the a tavern lantern rain road keeper map song ember quiet river north story cellar bell stranger candle wind harbor'.split(' ');
+let seed = 7;
+const rnd = () => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed / 0x7fffffff; };
+const chat = Array.from({ length: 10000 }, (_, i) => {
+  const n = 6 + Math.floor(rnd() * 40);
+  const m = { mes: `#${i}: ${Array.from({ length: n }, () => WORDS[Math.floor(rnd() * WORDS.length)]).join(' ')}.` };
+  if (i % 7 === 3) m.code = `render(${i});`;
+  return m;
+});
+const formatMessage = (m) => `<p>${m.mes}</p>${m.code ? `<div class="rt-host"><pre data-rt>${m.code}</pre></div>` : ''}`;
+function materialize(m, mesid) {
+  const el = document.createElement('div');
+  el.className = 'mes';
+  el.innerHTML = `<span class="mesIDDisplay"></span><div class="mes_text">${formatMessage(m, mesid)}</div>`;
+  return el;
+}
+
+let view;
+if (impl === 'core') {
+  // Loaded only here, so the plain page's load time has no module in it.
+  const { installChatSurfaceApi, createChatSurfaceHost } = await import('../../chat-surface.js');
+  const api = installChatSurfaceApi(window, { managed: true });
+  if (withParticipant) {
+    api.registerParticipant({
+      id: 'bench/iframe-runtime',
+      protocolVersion: 1,
+      prepareContent({ content }, claims) {
+        for (const source of content.querySelectorAll('pre[data-rt]')) {
+          claims.claim(source, ({ source: pre, mesid }) => {
+            const host = pre.parentElement;
+            const h = pre.getBoundingClientRect().height || 40;
+            const frame = document.createElement('iframe');
+            frame.style.height = `${h}px`;
+            frame.srcdoc = `<body style="margin:0;font:12px system-ui">runtime ${mesid}</body>`;
+            host.append(frame);
+            return () => { frame.remove(); };
+          });
+        }
+      },
+    });
+  }
+  const host = createChatSurfaceHost({ root, getMessages: () => chat, materialize, formatMessage, emit() {} });
+  view = { open: () => host.open(), jump: (t) => host.jumpToMessage(t), host };
+  window.__benchHost = host;
+} else {
+  const { createPlainWindow } = await import('../plain-window.js');
+  const w = createPlainWindow({ root, getMessages: () => chat, materialize, requestAnimationFrame: (cb) => requestAnimationFrame(cb) });
+  view = { open: () => w.open(), jump: null };
+}
+
+const frame = () => new Promise((r) => window.__untimedRaf(r));
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[s.length >> 1] ?? 0; };
+const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? 0; };
+
+window.bench = {
+  impl,
+  // From the end towards the top: each frame scrolls by `perFrame` average
+  // message heights; returns the script time per frame and the long frames.
+  async sweep(frames = 120, perFrame = 9) {
+    for (let i = 0; i < 10; i++) await frame();
+    const mes = [...root.querySelectorAll(':scope > .mes')];
+    const avg = mes.reduce((s, e) => s + e.getBoundingClientRect().height, 0) / Math.max(1, mes.length);
+    const delta = Math.round(avg * perFrame);
+    const script = [];
+    const gaps = [];
+    let last = await frame();
+    window.__script = 0;
+    for (let i = 0; i < frames; i++) {
+      root.scrollTop -= delta;
+      const t = await frame();
+      script.push(window.__script);
+      window.__script = 0;
+      gaps.push(t - last);
+      last = t;
+    }
+    for (let i = 0; i < 10; i++) await frame();
+    return { delta, median: median(script), p95: pct(script, 0.95), max: Math.max(...script), longFrames: gaps.filter((g) => g > 50).length, frames };
+  },
+  async jumps(n = 15) {
+    if (!view.jump) return null;
+    const ts = [];
+    for (let i = 0; i < n; i++) {
+      const target = (i * 2713 + 500) % 9000;
+      const t0 = performance.now();
+      view.jump(target);
+      ts.push(performance.now() - t0);
+      for (let k = 0; k < 6; k++) await frame();
+    }
+    return { median: median(ts), p95: pct(ts, 0.95) };
+  },
+};
+
+const opened = view.open();
+// Load to first painted message: the frame after the first projection,
+// from the navigation's start (performance's time origin).
+window.__untimedRaf(() => window.__untimedRaf(() => { window.bench.firstPaint = performance.now(); }));
+Promise.resolve(opened).then(() => { document.body.dataset.ready = 'true'; });
