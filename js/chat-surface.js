@@ -7,7 +7,7 @@
 // Error objects, and runs frames and timers through the host's scheduler.
 import { sharedCore } from './core.js';
 import * as DOM from './chat-surface-dom.js';
-import { SURFACE_OP as OP, SURFACE_START as START, SURFACE_CLASS, SURFACE_LIMIT, RESULT, RESULT_LAYOUT } from './protocol.js';
+import { SURFACE_EVENT as EVENT, SURFACE_OP as OP, SURFACE_START as START, SURFACE_CLASS, SURFACE_LIMIT, RESULT, RESULT_LAYOUT } from './protocol.js';
 
 const core = await sharedCore();
 const fx = core.surface; // the effects object Go filled with its entry points
@@ -322,11 +322,15 @@ function cancel(h, table, stop, id) {
 }
 const frames = (H) => H.frames;
 const timers = (H) => H.timers;
-const enter = (f) => (h, id) => { check(f(h, id)); };
-fx.requestFrame = (h) => schedule(h, frames, (H, cb) => H.raf.call(globalThis, cb), enter(fx.frame));
+// Into Go through the fast lane (cs_event). There is no caller to throw to:
+// a contained panic has already faulted the host (onFault), and its record
+// is dropped.
+const event = (h, kind, arg = 0) => { if (core.ex.cs_event(h, kind, arg) !== 0) core.ex.tc_err(); };
+const enter = (kind) => (h, id) => { event(h, kind, id); };
+fx.requestFrame = (h) => schedule(h, frames, (H, cb) => H.raf.call(globalThis, cb), enter(EVENT.FRAME));
 // (cancelFrame and clearTimeout return 0, or -1 when the host's function threw.)
 fx.cancelFrame = (h, id) => cancel(h, frames, (H, n) => H.caf.call(globalThis, n), id);
-fx.setTimeout = (h, ms) => schedule(h, timers, (H, cb) => H.st.call(globalThis, cb, ms), enter(fx.timer));
+fx.setTimeout = (h, ms) => schedule(h, timers, (H, cb) => H.st.call(globalThis, cb, ms), enter(EVENT.TIMER));
 fx.clearTimeout = (h, id) => cancel(h, timers, (H, n) => H.ct.call(globalThis, n), id);
 // Go dropped a disposed host: the host object now names the tomb Go keeps
 // for every disposed host of its kind.
@@ -434,13 +438,13 @@ export function createChatSurfaceHost(options) {
   // Notifications of the root into Go; a failure there is the host's fault
   // (contained in Go), never an exception into the page's event dispatch.
   const events = {
-    scroll: () => { fx.scroll(id); },
-    scrollend: () => { fx.scrollend(id); },
-    mutation: () => { fx.mutation(id); },
+    scroll: () => { event(id, EVENT.SCROLL); },
+    scrollend: () => { event(id, EVENT.SCROLL_END); },
+    mutation: () => { event(id, EVENT.MUTATION); },
     resize: (ids) => {
       const u = core.view(2 * ids.length);
       for (let i = 0; i < ids.length; i++) { u[2 * i] = ids[i] & 0xffff; u[2 * i + 1] = ids[i] >>> 16; }
-      fx.resize(id, ids.length);
+      event(id, EVENT.RESIZE, ids.length);
     },
   };
   const H = {

@@ -70,6 +70,16 @@ export const SURFACE_OP = Object.freeze({
   SNAPSHOT: 11,
 });
 
+// what the browser tells a host through cs_event (protocol/surface.go)
+export const SURFACE_EVENT = Object.freeze({
+  FRAME: 0,
+  TIMER: 1,
+  SCROLL: 2,
+  SCROLL_END: 3,
+  MUTATION: 4,
+  RESIZE: 5,
+});
+
 // startChatSurfaceExtensions steps (protocol/surface.go)
 export const SURFACE_START = Object.freeze({
   DEFAULTS: 0,

@@ -38,6 +38,10 @@ func Groups() []Group {
 			{"RESET", SurfaceReset}, {"DISPOSE", SurfaceDispose}, {"ELEMENT", SurfaceElement},
 			{"FAULT", SurfaceFault}, {"SNAPSHOT", SurfaceSnapshot},
 		}, false, nil},
+		{"SURFACE_EVENT", "what the browser tells a host through cs_event (protocol/surface.go)", []Entry{
+			{"FRAME", SurfaceFrame}, {"TIMER", SurfaceTimer}, {"SCROLL", SurfaceScroll},
+			{"SCROLL_END", SurfaceScrollEnd}, {"MUTATION", SurfaceMutation}, {"RESIZE", SurfaceResize},
+		}, false, nil},
 		{"SURFACE_START", "startChatSurfaceExtensions steps (protocol/surface.go)", []Entry{
 			{"DEFAULTS", StartDefaults}, {"VALIDATE", StartValidate}, {"REQUIRED", StartRequired},
 			{"HOOK_ERROR", StartHookError}, {"GATE", StartGate}, {"DONE", StartDone}, {"HOOK", StartHook},

@@ -16,6 +16,17 @@ const (
 	SurfaceSnapshot
 )
 
+// What the browser tells a host (cs_event): frames and timers it asked for,
+// the root's notifications.
+const (
+	SurfaceFrame = iota
+	SurfaceTimer
+	SurfaceScroll
+	SurfaceScrollEnd
+	SurfaceMutation
+	SurfaceResize
+)
+
 // Steps of startChatSurfaceExtensions (C133–C139) the facade asks Go for.
 const (
 	StartDefaults  = iota // the C138 table as frozen JS objects

@@ -94,38 +94,8 @@ func newSurfaceEdge(fx js.Value) {
 	set("processorDone", e.processorDone)
 	set("processorFailed", e.processorFailed)
 	set("refresh", e.refresh)
-	set("frame", func(a []js.Value) any {
-		e.event(a[0].Int(), func(s *surfaceHost) { s.h.Frame(a[1].Int()) })
-		return nil
-	})
 	set("tables", e.tables)
-	// The root's notifications, from the facade's listeners and observers
-	// (js/chat-surface-dom.js): a[0] is the host; resize has a[1] ids of
-	// mounted roots in the shared buffer, two units each.
-	set("scroll", func(a []js.Value) any { e.event(a[0].Int(), func(s *surfaceHost) { s.h.OnScroll() }); return nil })
-	set("scrollend", func(a []js.Value) any {
-		e.event(a[0].Int(), func(s *surfaceHost) { s.h.OnScrollEnd() })
-		return nil
-	})
-	set("mutation", func(a []js.Value) any {
-		e.event(a[0].Int(), func(s *surfaceHost) { s.h.OnMutation() })
-		return nil
-	})
-	set("resize", func(a []js.Value) any {
-		n := a[1].Int()
-		u := bridge.Buf()
-		roots := make([]chatsurface.Node, n)
-		for i := range roots {
-			roots[i] = chatsurface.Node(int32(uint32(u[2*i]) | uint32(u[2*i+1])<<16))
-		}
-		e.event(a[0].Int(), func(s *surfaceHost) { s.h.OnResize(roots) })
-		return nil
-	})
 	set("startup", e.startup)
-	set("timer", func(a []js.Value) any {
-		e.event(a[0].Int(), func(s *surfaceHost) { s.h.Timer(a[1].Int()) })
-		return nil
-	})
 }
 
 // call invokes one of the facade's effect functions, looked up once (a
@@ -137,6 +107,42 @@ func (e *surfaceEdge) call(name string, args ...any) js.Value {
 		e.fns[name] = f
 	}
 	return f.Invoke(args...)
+}
+
+// cs_event delivers what the browser tells a host — a frame or timer it
+// asked for (arg: its id), the root's scroll, scrollend and mutation
+// notifications, and resize notifications (arg: how many mounted roots'
+// ids wait in the shared buffer, two units each) — through the fast lane:
+// no js.Value is made per notification.
+//
+//go:wasmexport cs_event
+func csEvent(host, kind, arg int32) (st int32) {
+	defer bridge.Contain(&st)
+	e := surface
+	var f func(s *surfaceHost)
+	switch kind {
+	case protocol.SurfaceFrame:
+		f = func(s *surfaceHost) { s.h.Frame(int(arg)) }
+	case protocol.SurfaceTimer:
+		f = func(s *surfaceHost) { s.h.Timer(int(arg)) }
+	case protocol.SurfaceScroll:
+		f = func(s *surfaceHost) { s.h.OnScroll() }
+	case protocol.SurfaceScrollEnd:
+		f = func(s *surfaceHost) { s.h.OnScrollEnd() }
+	case protocol.SurfaceMutation:
+		f = func(s *surfaceHost) { s.h.OnMutation() }
+	case protocol.SurfaceResize:
+		u := bridge.Buf()
+		roots := make([]chatsurface.Node, arg)
+		for i := range roots {
+			roots[i] = chatsurface.Node(int32(uint32(u[2*i]) | uint32(u[2*i+1])<<16))
+		}
+		f = func(s *surfaceHost) { s.h.OnResize(roots) }
+	default:
+		return bridge.OK
+	}
+	e.event(int(host), f)
+	return bridge.OK
 }
 
 // ---- text ----
