@@ -15,6 +15,13 @@ class PlainTakeoverError extends Error {
 
 const TYPES = new Set(['normal', 'regenerate', 'swipe', 'continue']);
 
+// The fast paths a careful hand-written host gives its own editor ops (as
+// Luker's handle does): an append that keeps the continue prefix by
+// construction, so it needs no startsWith over the whole text, and a count
+// of reasoning writes, so the section ops can trust what they saw last.
+export const APPEND_TEXT = Symbol('appendText');
+export const REASONING_VERSION = Symbol('reasoningVersion');
+
 export function createPlainHandle(opts) {
   if (opts === undefined) opts = {};
   if (opts === null || (typeof opts !== 'object' && typeof opts !== 'function')) {
@@ -37,6 +44,7 @@ export function createPlainHandle(opts) {
   let timer;
   let delivering = false;
   let signal = abortSignal;
+  let rver = 0;
   let resolveComplete;
   const complete = new Promise((r) => { resolveComplete = r; });
 
@@ -94,6 +102,7 @@ export function createPlainHandle(opts) {
       if (typeof v !== 'string') throw new PlainTakeoverError('invalid_argument', `setReasoning requires string; got ${typeof v}`);
       rejectIfSettled();
       reasoning = v;
+      rver++;
       write();
     },
     appendReasoning(d) {
@@ -101,8 +110,16 @@ export function createPlainHandle(opts) {
       if (d === '') return;
       rejectIfSettled();
       reasoning += d;
+      rver++;
       write();
     },
+    // The text already starts with originalText, so text + d does too.
+    [APPEND_TEXT](d) {
+      rejectIfSettled();
+      text += d;
+      write();
+    },
+    get [REASONING_VERSION]() { return rver; },
     isSettled: () => state !== 'open',
     commit: () => settle('committed'),
     abort: () => settle('aborted'),

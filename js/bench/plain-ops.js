@@ -5,6 +5,8 @@
 // setText per op; indexOf for matching; a Levenshtein row per window for the
 // near-miss hint under O24's budget.
 
+import { APPEND_TEXT, REASONING_VERSION } from './plain-handle.js';
+
 export class PlainEditorOpsError extends Error {
   constructor(code, message, { details = null, cause = null } = {}) {
     super(message);
@@ -48,7 +50,8 @@ function checkRange(start, end, max) {
 export function appendText(h, text) {
   checkHandle(h);
   checkString('appendText', text);
-  h.setText(h.getText() + text);
+  if (typeof h[APPEND_TEXT] === 'function') h[APPEND_TEXT](text); // the host's own fast path
+  else h.setText(h.getText() + text);
 }
 
 export function insertAt(h, offset, text) {
@@ -206,4 +209,108 @@ export function patchBySemantic(h, spec) {
   const cur = h.getText();
   const [s, e, r] = contextReplace(cur, ...aliased(spec), spec.occurrence);
   h.setText(cur.slice(0, s) + r + cur.slice(e));
+}
+
+// ---- reasoning sections (O33–O38) ----
+
+const trimJS = (v) => v.trim();
+function sectionId(id) {
+  const t = typeof id === 'string' ? trimJS(id) : '';
+  if (!t || /[\n\r\]]/.test(t)) throw invalid('bad_section', 'section id must be a non-empty string without line breaks or "]"', { id });
+  return t;
+}
+function sectionStatus(st, def) {
+  if (st === undefined) return def;
+  if (st === null) return '';
+  if (typeof st === 'string' && !/[\n\r]/.test(st.trim())) return st.trim();
+  throw invalid('bad_section', 'section status must be a string without line breaks', { status: st });
+}
+const headerOf = (id, status) => (status ? `### [${id}] (${status})` : `### [${id}]`);
+
+// The first line that begins with "### [id]", or -1.
+function findSection(r, id) {
+  const mark = `### [${id}]`;
+  for (let at = r.indexOf(mark); at >= 0; at = r.indexOf(mark, at + 1)) {
+    if (at === 0 || r.charCodeAt(at - 1) === 10) return at;
+  }
+  return -1;
+}
+function nextHeader(r, from) {
+  for (let at = r.indexOf('### [', from); at >= 0; at = r.indexOf('### [', at + 1)) {
+    if (at === 0 || r.charCodeAt(at - 1) === 10) return at;
+  }
+  return r.length;
+}
+function withSection(r, id, status) {
+  let end = r.length;
+  while (end > 0 && r.charCodeAt(end - 1) === 10) end--;
+  return r.slice(0, end) + (end > 0 ? '\n\n' : '') + headerOf(id, status) + '\n';
+}
+
+// What the last append to a section left, per handle: valid while the
+// handle's reasoning version is unchanged. When the section is the last one
+// and its body runs to the end of the text, an append is appendReasoning.
+const lastAppend = new WeakMap();
+
+export function ensureReasoningSection(h, id, status) {
+  checkHandle(h);
+  const sid = sectionId(id);
+  const st = sectionStatus(status !== null && typeof status === 'object' ? status.status : status, 'running');
+  const r = h.getReasoning();
+  if (findSection(r, sid) >= 0) return;
+  h.setReasoning(withSection(r, sid, st));
+}
+
+export function appendToReasoningSection(h, id, text) {
+  checkHandle(h);
+  if (typeof text !== 'string') throw invalid('not_a_string', `appendToReasoningSection requires a string delta, got ${typeof text}`);
+  const sid = sectionId(id);
+  if (text === '') return;
+  const seen = lastAppend.get(h);
+  const ver = h[REASONING_VERSION];
+  if (seen && ver !== undefined && seen.ver === ver && seen.id === sid && !text.includes('\n') && typeof h.appendReasoning === 'function') {
+    h.appendReasoning(text);
+    seen.ver = h[REASONING_VERSION];
+    return;
+  }
+  const r = h.getReasoning();
+  let out;
+  let tailEnd = false;
+  const hs = findSection(r, sid);
+  if (hs < 0) {
+    out = withSection(r, sid, 'running') + text;
+    tailEnd = true;
+  } else {
+    const he = r.indexOf('\n', hs);
+    if (he < 0) {
+      out = `${r}\n${text}`;
+      tailEnd = true;
+    } else {
+      const ns = nextHeader(r, he + 1);
+      let ce = ns;
+      while (ce > he + 1 && r.charCodeAt(ce - 1) === 10) ce--;
+      if (ns === r.length) {
+        out = r.slice(0, ce) + text + r.slice(ce);
+        tailEnd = ce === r.length;
+      } else {
+        out = r.slice(0, ce) + text + (ns - ce >= 2 ? r.slice(ce, ns) : '\n\n') + r.slice(ns);
+      }
+    }
+  }
+  h.setReasoning(out);
+  // The body now ends the text (no newline after it, no header inside it).
+  if (tailEnd && !text.includes('\n')) lastAppend.set(h, { ver: h[REASONING_VERSION], id: sid });
+  else lastAppend.delete(h);
+}
+
+export function markReasoningSectionStatus(h, id, status) {
+  checkHandle(h);
+  const sid = sectionId(id);
+  const st = sectionStatus(status, '');
+  const r = h.getReasoning();
+  const hs = findSection(r, sid);
+  if (hs < 0) throw invalid('bad_section', `section "${sid}" not found`, { id: sid });
+  let he = r.indexOf('\n', hs);
+  if (he < 0) he = r.length;
+  h.setReasoning(r.slice(0, hs) + headerOf(sid, st) + r.slice(he));
 }

@@ -214,5 +214,66 @@ await bench(`(e) the same ${MIXED.patches.length} patches as one applyPatch arra
 await bench('(f) context_replace, unique match in 1 MB, x200', contextReplace1M(createMessageEditorHandle, coreOps), contextReplace1M(createPlainHandle, plainOps));
 await bench('(g) patch_not_found + near-miss on 200 KB (absolute time)', nearMiss(createMessageEditorHandle, coreOps), nearMiss(createPlainHandle, plainOps));
 
+// Reasoning sections (issue 14): a sub-agent streaming its thinking into
+// the last section, token by token, the way Luker's orchestrator does.
+const PLANNER = 'planner-0';
+function sectionStream(create, ops, { appends, delta, seed = 0 }) {
+  const SEED = seed ? `### [notes]\n${'n'.repeat(seed)}\n` : '';
+  return async () => {
+    const h = create({ generationType: 'normal', owner: 'bench', originalReasoning: SEED });
+    let updates = 0;
+    h.setOnUpdate(() => { updates++; });
+    ops.ensureReasoningSection(h, 'critic-0');
+    ops.ensureReasoningSection(h, PLANNER);
+    for (let i = 0; i < appends; i++) ops.appendToReasoningSection(h, PLANNER, delta);
+    ops.markReasoningSectionStatus(h, PLANNER, 'done');
+    await h.commit();
+    const r = h.getReasoning();
+    if (r.length < appends * delta.length || !r.includes(`### [${PLANNER}] (done)`) || updates < 1) throw new Error('section bench broke');
+  };
+}
+
+// handle.appendReasoning, the handle's own fast path (T23).
+function appendReasoningStream(create) {
+  return async () => {
+    const h = create({ generationType: 'normal', owner: 'bench' });
+    h.setOnUpdate(() => {});
+    for (let i = 0; i < 20000; i++) h.appendReasoning('abcd');
+    await h.commit();
+    if (h.getReasoning().length !== 80000) throw new Error('appendReasoning bench broke');
+  };
+}
+
+// Continue over a 1 MB original: each write must keep the prefix (T25).
+const ORIGINAL = 'o'.repeat(1 << 20);
+function continueAppend(create, ops) {
+  return async () => {
+    const h = create({ generationType: 'continue', owner: 'bench', originalText: ORIGINAL });
+    let updates = 0;
+    h.setOnUpdate(() => { updates++; });
+    for (let i = 0; i < 65536; i++) ops.appendText(h, CHUNK);
+    await h.commit();
+    if (h.getText().length !== 2 << 20 || updates !== 1) throw new Error('continue bench broke');
+  };
+}
+// The raw plugin idiom on a continue handle: every write is a new rope
+// whose prefix must be read, so both sides pay V8's flatten per write.
+function continueIdiom(create) {
+  return async () => {
+    const h = create({ generationType: 'continue', owner: 'bench', originalText: ORIGINAL });
+    h.setOnUpdate(() => {});
+    for (let i = 0; i < 256; i++) h.setText(h.getText() + CHUNK);
+    await h.commit();
+    if (h.getText().length !== (1 << 20) + 256 * 16) throw new Error('continue idiom bench broke');
+  };
+}
+
+await bench('(h) 20,000 four-char appends to the last reasoning section', sectionStream(createMessageEditorHandle, coreOps, { appends: 20000, delta: 'abcd' }), sectionStream(createPlainHandle, plainOps, { appends: 20000, delta: 'abcd' }));
+await bench('(i) 1,000 appends to the last section of 100 KB reasoning', sectionStream(createMessageEditorHandle, coreOps, { appends: 1000, delta: 'abcd', seed: 100_000 }), sectionStream(createPlainHandle, plainOps, { appends: 1000, delta: 'abcd', seed: 100_000 }));
+await bench('(j) 5,000 appends of "ab\\n" to the last section (trailing newlines)', sectionStream(createMessageEditorHandle, coreOps, { appends: 5000, delta: 'ab\n' }), sectionStream(createPlainHandle, plainOps, { appends: 5000, delta: 'ab\n' }));
+await bench('(k) handle.appendReasoning, 20,000 four-char deltas', appendReasoningStream(createMessageEditorHandle), appendReasoningStream(createPlainHandle));
+await bench('(l) continue: appendText 1 MB in 16-char chunks over 1 MB', continueAppend(createMessageEditorHandle, coreOps), continueAppend(createPlainHandle, plainOps), HEAVY);
+await bench('(m) continue: setText(getText() + chunk), 256 chunks over 1 MB', continueIdiom(createMessageEditorHandle), continueIdiom(createPlainHandle), HEAVY);
+
 const worst = Math.max(...results.map((r) => r.ratio));
 console.log(`worst ratio ${worst.toFixed(2)} over ${results.length} workloads (median of ${RUNS} runs each)`);
