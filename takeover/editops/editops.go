@@ -60,6 +60,15 @@ type Edit struct {
 	Buf     Target
 	Splices []Splice
 	Noop    bool
+	// Split, when not 0, is where the next op on the result is expected to
+	// cut it (the body end of the last section just appended to): a facade
+	// that keeps the result as the two strings either side of Split can
+	// serve that op without slicing, and so without V8 flattening, the
+	// whole value.
+	Split int
+	// Permit (on a kept layout only) is Sections.AppendsAtEnd of the
+	// appended section on the result.
+	Permit bool
 }
 
 // Apply returns cur with the splices applied in order. It is the Go-side

@@ -62,41 +62,9 @@ func header(id, status []uint16) []uint16 {
 	return h
 }
 
-// findSection returns the start of the first line that begins with
-// "### [<id>]", or -1 (O33: headers count only at line starts).
-func findSection(r, id []uint16) int {
-	for ls := 0; ls < len(r); {
-		if lineStartsHeader(r[ls:], id) {
-			return ls
-		}
-		nl := indexUnit(r, '\n', ls)
-		if nl < 0 {
-			break
-		}
-		ls = nl + 1
-	}
-	return -1
-}
-
 func lineStartsHeader(s, id []uint16) bool {
 	k := len(headerMark)
 	return len(s) >= k+len(id)+1 && jsvalue.Equal(s[:k], headerMark) && jsvalue.Equal(s[k:k+len(id)], id) && s[k+len(id)] == ']'
-}
-
-// nextHeader returns the start of the first line at or after from (a line
-// start) that begins with "### [", or len(r).
-func nextHeader(r []uint16, from int) int {
-	for ls := from; ls < len(r); {
-		if len(r)-ls >= len(headerMark) && jsvalue.Equal(r[ls:ls+len(headerMark)], headerMark) {
-			return ls
-		}
-		nl := indexUnit(r, '\n', ls)
-		if nl < 0 {
-			break
-		}
-		ls = nl + 1
-	}
-	return len(r)
 }
 
 func indexUnit(s []uint16, c uint16, from int) int {
@@ -108,19 +76,50 @@ func indexUnit(s []uint16, c uint16, from int) int {
 	return -1
 }
 
-// createSection returns the splice that adds a header after r with its
-// trailing line breaks removed (O35).
-func createSection(r []uint16, id, status []uint16) Splice {
-	end := len(r)
-	for end > 0 && r[end-1] == '\n' {
-		end--
+// SectionKeeper is an optional capability of a reasoning Buffer: the layout
+// (Sections) of the current value kept from an earlier op, so the section
+// ops need neither copy the text (Units) nor scan it. The bridge keeps one
+// per core handle, valid while nothing else has written the reasoning.
+type SectionKeeper interface {
+	// KeptSections returns the current value's layout, or nil.
+	KeptSections() *Sections
+	// Keep records s as the layout of the value after this op: the same
+	// value for a Noop, otherwise the value its one write will store.
+	Keep(s *Sections, written bool)
+}
+
+// layout returns the reasoning's layout, kept or built from its content.
+func layout(b Buffer) *Sections {
+	if k, ok := b.(SectionKeeper); ok {
+		if s := k.KeptSections(); s != nil {
+			return s
+		}
 	}
+	return NewSections(b.Units())
+}
+
+// settle brings a kept layout up to date with the op's edit.
+func settle(b Buffer, s *Sections, e *Edit) {
+	k, ok := b.(SectionKeeper)
+	if !ok {
+		return
+	}
+	if !e.Noop {
+		s.Apply(e.Splices)
+	}
+	k.Keep(s, !e.Noop)
+}
+
+// createSection returns the splice that adds a header after the value with
+// its trailing line breaks removed (O35).
+func createSection(r *Sections, id, status []uint16) Splice {
+	end := r.trimmedEnd()
 	var ins []uint16
 	if end > 0 {
 		ins = jsvalue.U("\n\n")
 	}
 	ins = append(append(ins, header(id, status)...), '\n')
-	return Splice{end, len(r), jsvalue.Str(ins)}
+	return Splice{end, r.Len(), jsvalue.Str(ins)}
 }
 
 // EnsureReasoningSection is O35 with O34 and O38. status is the third
@@ -142,53 +141,91 @@ func EnsureReasoningSection(h HandleKind, reasoning Buffer, id, status, statusFi
 	if err != nil {
 		return Edit{}, err
 	}
-	r := reasoning.Units()
-	if findSection(r, sid) >= 0 {
-		return Edit{Buf: Reasoning, Noop: true}, nil
+	r := layout(reasoning)
+	e := Edit{Buf: Reasoning, Noop: true}
+	if r.find(sid) < 0 {
+		e = Edit{Buf: Reasoning, Splices: []Splice{createSection(r, sid, st)}}
 	}
-	return Edit{Buf: Reasoning, Splices: []Splice{createSection(r, sid, st)}}, nil
+	settle(reasoning, r, &e)
+	return e, nil
+}
+
+// appendArgs is O36's checks in O38's order: the handle, the delta, the id.
+func appendArgs(h HandleKind, id, delta jsvalue.Value) ([]uint16, *apierr.Error) {
+	if err := checkHandle(h); err != nil {
+		return nil, err
+	}
+	if delta.Kind != jsvalue.String {
+		return nil, invalid(ReasonNotAString, typeofMsg("appendToReasoningSection requires a string delta, got ", delta))
+	}
+	return sectionID(id)
 }
 
 // AppendToReasoningSection is O36 with O34 and O38. An empty delta is a Noop
 // once the id is valid.
 func AppendToReasoningSection(h HandleKind, reasoning Buffer, id, delta jsvalue.Value) (Edit, *apierr.Error) {
-	if err := checkHandle(h); err != nil {
-		return Edit{}, err
-	}
-	if delta.Kind != jsvalue.String {
-		return Edit{}, invalid(ReasonNotAString, typeofMsg("appendToReasoningSection requires a string delta, got ", delta))
-	}
-	sid, err := sectionID(id)
+	sid, err := appendArgs(h, id, delta)
 	if err != nil {
 		return Edit{}, err
 	}
 	if len(delta.Str) == 0 {
 		return Edit{Buf: Reasoning, Noop: true}, nil
 	}
-	r := reasoning.Units()
-	hs := findSection(r, sid)
-	if hs < 0 {
+	r := layout(reasoning)
+	e := appendToSection(r, sid, delta)
+	if _, kept := reasoning.(SectionKeeper); kept {
+		settle(reasoning, r, &e)
+		// When the section is last (and r now the value after the edit),
+		// its next append lands at its body end: the facade keeps the value
+		// split there (Edit.Split).
+		if k := r.find(sid); k >= 0 && k == len(r.heads)-1 {
+			if he := r.lineEnd(r.heads[k]); he >= 0 {
+				e.Split = r.bodyEnd(he+1, r.Len())
+			}
+		}
+		e.Permit = r.AppendsAtEnd(sid)
+	}
+	return e, nil
+}
+
+// AppendsAtEnd reports whether appending any non-empty delta without a
+// line break to section sid is, on this value, the append of that delta
+// and leaves the same true of the result: the section is the last one, its
+// body is not empty and runs to the end of the text, and the text does not
+// end in a line break (so the delta cannot start a line, and so cannot
+// start a header). A facade may then make such appends itself and hand the
+// deltas over later (Edit.Permit).
+func (s *Sections) AppendsAtEnd(sid []uint16) bool {
+	k := s.find(sid)
+	if k < 0 || k != len(s.heads)-1 {
+		return false
+	}
+	n := s.Len()
+	he := s.lineEnd(s.heads[k])
+	return he >= 0 && n > he+1 && s.u[n-1] != '\n'
+}
+
+func appendToSection(r *Sections, sid []uint16, delta jsvalue.Value) Edit {
+	k := r.find(sid)
+	if k < 0 {
 		c := createSection(r, sid, jsvalue.U("running"))
 		at := c.Start + len(c.Ins.Str)
-		return Edit{Buf: Reasoning, Splices: []Splice{c, {at, at, delta}}}, nil
+		return Edit{Buf: Reasoning, Splices: []Splice{c, {at, at, delta}}}
 	}
-	he := indexUnit(r, '\n', hs)
+	n := r.Len()
+	he := r.lineEnd(r.heads[k])
 	if he < 0 {
 		// The header is the last line: start its body on a new line.
-		n := len(r)
-		return Edit{Buf: Reasoning, Splices: []Splice{{n, n, jsvalue.Str([]uint16{'\n'})}, {n + 1, n + 1, delta}}}, nil
+		return Edit{Buf: Reasoning, Splices: []Splice{{n, n, jsvalue.Str([]uint16{'\n'})}, {n + 1, n + 1, delta}}}
 	}
-	ns := nextHeader(r, he+1)
-	ce := ns
-	for ce > he+1 && r[ce-1] == '\n' {
-		ce--
-	}
-	if ns == len(r) || ns-ce >= 2 {
-		return Edit{Buf: Reasoning, Splices: []Splice{{ce, ce, delta}}}, nil
+	ns := r.next(k)
+	ce := r.bodyEnd(he+1, ns)
+	if ns == n || ns-ce >= 2 {
+		return Edit{Buf: Reasoning, Splices: []Splice{{ce, ce, delta}}}
 	}
 	// Keep one blank line before the next header.
 	sep := Splice{ce, ns, jsvalue.Str([]uint16{'\n', '\n'})}
-	return Edit{Buf: Reasoning, Splices: []Splice{sep, {ce, ce, delta}}}, nil
+	return Edit{Buf: Reasoning, Splices: []Splice{sep, {ce, ce, delta}}}
 }
 
 // MarkReasoningSectionStatus is O37 with O34 and O38: it rewrites the header
@@ -205,9 +242,9 @@ func MarkReasoningSectionStatus(h HandleKind, reasoning Buffer, id, status jsval
 	if err != nil {
 		return Edit{}, err
 	}
-	r := reasoning.Units()
-	hs := findSection(r, sid)
-	if hs < 0 {
+	r := layout(reasoning)
+	k := r.find(sid)
+	if k < 0 {
 		msg := jsvalue.Cat(jsvalue.U(`section "`), sid, jsvalue.U(`" not found`))
 		idv := id
 		if len(sid) != len(id.Str) {
@@ -215,9 +252,51 @@ func MarkReasoningSectionStatus(h HandleKind, reasoning Buffer, id, status jsval
 		}
 		return Edit{}, invalid(ReasonBadSection, msg).With("id", idv)
 	}
-	he := indexUnit(r, '\n', hs)
+	hs := r.heads[k]
+	he := r.lineEnd(hs)
 	if he < 0 {
-		he = len(r)
+		he = r.Len()
 	}
-	return Edit{Buf: Reasoning, Splices: []Splice{{hs, he, jsvalue.Str(header(sid, st))}}}, nil
+	e := Edit{Buf: Reasoning, Splices: []Splice{{hs, he, jsvalue.Str(header(sid, st))}}}
+	settle(reasoning, r, &e)
+	return e, nil
+}
+
+// Fast is the answer of AppendAtEnd.
+type Fast uint8
+
+const (
+	FastAppend Fast = iota // the edit is reasoning + delta; the layout is updated
+	FastNoop               // an empty delta: nothing to write (O36)
+	FastNo                 // take the general path; nothing was changed
+)
+
+// AppendAtEnd is AppendToReasoningSection for a core handle whose layout s
+// is kept (nil: none), in the case a streaming sub-agent makes on every
+// token: the section is the last one and its body runs to the end of the
+// text, so the edit is one append of delta. Errors are the general op's;
+// for any other case it answers FastNo and the caller runs the general op.
+// After a FastAppend, s.AppendsAtEnd tells whether the next such delta may
+// be appended without asking.
+func AppendAtEnd(s *Sections, id, delta jsvalue.Value) (Fast, *apierr.Error) {
+	sid, err := appendArgs(CoreHandle, id, delta)
+	if err != nil {
+		return FastNo, err
+	}
+	if len(delta.Str) == 0 {
+		return FastNoop, nil
+	}
+	if s == nil {
+		return FastNo, nil
+	}
+	k := s.find(sid)
+	if k < 0 || k != len(s.heads)-1 {
+		return FastNo, nil
+	}
+	n := s.Len()
+	if he := s.lineEnd(s.heads[k]); he < 0 || s.bodyEnd(he+1, n) != n {
+		return FastNo, nil
+	}
+	s.Apply([]Splice{{n, n, delta}})
+	return FastAppend, nil
 }

@@ -16,6 +16,15 @@ func AppendReasoning(h HandleKind, reasoning Buffer, delta jsvalue.Value) (Edit,
 	return appendTo(h, Reasoning, "appendReasoning", reasoning, delta)
 }
 
+// CheckAppendArg is appendText's (t = Text) or appendReasoning's argument
+// check (O7) for a core handle, when the facade appends the delta itself
+// and only its kind crosses.
+func CheckAppendArg(t Target, kind jsvalue.Kind) *apierr.Error {
+	return checkString(appendOps[t], jsvalue.Value{Kind: kind})
+}
+
+var appendOps = [...]string{Text: "appendText", Reasoning: "appendReasoning"}
+
 func appendTo(h HandleKind, t Target, op string, b Buffer, delta jsvalue.Value) (Edit, *apierr.Error) {
 	if err := checkHandle(h); err != nil {
 		return Edit{}, err
