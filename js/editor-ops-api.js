@@ -15,7 +15,7 @@ const REASONING = 1; // editops.Target
 
 export function createEditorOpsApi(core) {
   const ex = core.ex;
-  const { TakeoverError, slotOf } = core.takeover;
+  const { TakeoverError, slotOf, appendTo, appendVia, fail: takeoverFail } = core.takeover;
 
   class EditorOpsError extends Error {
     constructor(code, message, options) {
@@ -49,13 +49,40 @@ export function createEditorOpsApi(core) {
     return reasoning ? h.getReasoning() : h.getText();
   }
 
-  // Encode the handle (and whether a duck's getter gave a string) and the
-  // current value's length, then the arguments.
+  // Encode the handle (and whether a duck's getter gave a string), the
+  // current value's length and, for an open core handle, its id and
+  // reasoning version (Go keeps its section layout), then the arguments.
   function begin(h, kind, value) {
     const str = typeof value === 'string';
+    const slot = kind === KIND.CORE ? slotOf(h) : undefined;
     core.begin();
     core.unit(kind === KIND.DUCK && !str ? KIND.DUCK_NON_STRING : kind);
     core.f64(str ? value.length : 0);
+    core.f64(slot && slot.ref > 0 ? slot.ref : 0);
+    core.f64(slot ? slot.rver : 0);
+    lag(slot);
+  }
+
+  // The deltas appended under a permit, handed to Go before it looks at the
+  // layout again (wasm/browser/editops.go catchUp); the permit ends, and
+  // the op may grant a new one. A permit whose chain another write broke
+  // sends nothing, and Go reads the text afresh.
+  function lag(slot) { encodeLag(takeLag(slot)); }
+  function takeLag(slot) {
+    const intact = slot !== undefined && slot.rpermit !== null && slot.rpermitVer === slot.rver && slot.rlag !== '';
+    const out = intact ? [slot.rlagFrom, slot.rlag] : [0, undefined];
+    if (slot !== undefined) { slot.rpermit = null; slot.rlag = ''; }
+    return out;
+  }
+  function encodeLag([from, lagged]) {
+    core.f64(from);
+    core.value(lagged);
+  }
+
+  function grant(slot, id) {
+    slot.rpermit = id;
+    slot.rpermitVer = slot.rlagFrom = slot.rver;
+    slot.rlag = '';
   }
 
   // Run op; returns the edit record's decoder, or throws the op's error.
@@ -65,26 +92,69 @@ export function createEditorOpsApi(core) {
     return core.decoder(n);
   }
 
+  // A run of the value before the edit. A run that is all of it, or one of
+  // the two strings the reasoning was kept cut into, is taken whole: slicing
+  // a rope makes V8 copy all of it.
+  function run0(value, from, to, cut) {
+    if (from === 0 && to === value.length) return value;
+    if (cut !== null) {
+      if (from === 0 && to === cut.head.length) return cut.head;
+      if (from === cut.head.length && to === value.length) return cut.tail;
+    }
+    return value.slice(from, to);
+  }
+
+  // The result's runs cut in two at `at`.
+  function cutAt(runs, at, ver) {
+    let head = '';
+    let pos = 0;
+    let i = 0;
+    for (; i < runs.length && pos + runs[i].length < at; i++) { head += runs[i]; pos += runs[i].length; }
+    const r = runs[i] ?? '';
+    const k = at - pos;
+    head += k === r.length ? r : r.slice(0, k);
+    let tail = k === r.length ? '' : r.slice(k);
+    for (i++; i < runs.length; i++) tail += runs[i];
+    return { ver, head, tail };
+  }
+
   // Apply an edit record to the value it was computed on: one write, or
-  // none for a no-op (O5).
-  function apply(h, value, d) {
+  // none for a no-op (O5). An append to a core handle goes through its own
+  // append (appendTo); the reasoning stays cut where Go expects the next
+  // append (Edit.Split).
+  function apply(h, kind, value, d) {
     const target = d.unit();
     if (d.unit() === 1) return;
+    const appends = d.unit() === 1;
+    const split = d.f64();
+    const permit = d.unit() === 1;
     const count = d.f64();
     const pieces = [];
     for (let i = 0; i < count; i++) pieces.push(d.f64(), d.f64(), d.f64());
     const ins = [];
     for (let i = d.f64(); i > 0; i--) ins.push(d.value());
     core.refs.length = 0;
-    let out = '';
+    const slot = kind === KIND.CORE ? slotOf(h) : undefined;
+    const reasoning = target === REASONING;
+    const cut = slot && reasoning && slot.rsplit?.ver === slot.rver ? slot.rsplit : null;
+    const runs = [];
     for (let i = 0; i < pieces.length; i += 3) {
-      const src = pieces[i] === 0 ? value : ins[pieces[i] - 1];
-      out += src.slice(pieces[i + 1], pieces[i + 2]);
+      runs.push(pieces[i] === 0 ? run0(value, pieces[i + 1], pieces[i + 2], cut) : ins[pieces[i] - 1].slice(pieces[i + 1], pieces[i + 2]));
     }
-    if (target === REASONING) h.setReasoning(out);
-    else h.setText(out);
+    const ver = slot?.rver;
+    if (appends && slot) {
+      appendTo(slot, target, ins[0]);
+    } else {
+      let out = '';
+      for (const r of runs) out += r;
+      if (reasoning) h.setReasoning(out);
+      else h.setText(out);
+    }
+    if (slot && reasoning) slot.rsplit = split > 0 && slot.rver === ver + 1 ? cutAt(runs, split, ver + 1) : null;
+    return permit && slot !== undefined && slot.rver === ver + 1; // the permit is for the value this op wrote
   }
 
+  // Returns whether Go granted a permit (apply).
   function textOp(op, h, args, reasoning = false) {
     const kind = kindOf(h);
     const value = read(h, kind, reasoning);
@@ -93,7 +163,7 @@ export function createEditorOpsApi(core) {
     cur = value;
     let d;
     try { d = run(op); } finally { cur = ''; }
-    apply(h, value, d);
+    return apply(h, kind, value, d);
   }
 
   // A patch's fields, read (getters run) before anything is encoded: a
@@ -105,11 +175,21 @@ export function createEditorOpsApi(core) {
     return out;
   }
 
-  const appendText = (h, text) => textOp(OP.appendText, h, [text]);
-  const appendReasoning = (h, text) => textOp(OP.appendReasoning, h, [text], true);
-  const insertAt = (h, offset, text) => textOp(OP.insertAt, h, [offset, text]);
-  const replaceRange = (h, start, end, text) => textOp(OP.replaceRange, h, [start, end, text]);
-  const deleteRange = (h, start, end) => textOp(OP.deleteRange, h, [start, end]);
+  // On a core handle an append is one crossing that checks the argument
+  // and writes (wasm/browser/editops.go eo_append).
+  const judges = [0, 1].map((field) => (ref, k, n) => ex.eo_append(ref, field, k, n));
+  function opAppend(op, field, h, text) {
+    const slot = slotOf(h);
+    if (slot === undefined) { textOp(op, h, [text], field === REASONING); return undefined; }
+    appendVia(slot, field, text, judges[field], fail, true);
+    if (field === REASONING) slot.rsplit = null;
+    return undefined;
+  }
+  const appendText = (h, text) => opAppend(OP.appendText, 0, h, text);
+  const appendReasoning = (h, text) => opAppend(OP.appendReasoning, REASONING, h, text);
+  const insertAt = (h, offset, text) => { textOp(OP.insertAt, h, [offset, text]); };
+  const replaceRange = (h, start, end, text) => { textOp(OP.replaceRange, h, [start, end, text]); };
+  const deleteRange = (h, start, end) => { textOp(OP.deleteRange, h, [start, end]); };
 
   function applyPatch(h, input) {
     const kind = kindOf(h);
@@ -121,7 +201,7 @@ export function createEditorOpsApi(core) {
     cur = value;
     let d;
     try { d = run(OP.applyPatch); } finally { cur = ''; }
-    apply(h, value, d);
+    apply(h, kind, value, d);
   }
 
   function patchBySemantic(h, spec) {
@@ -133,15 +213,54 @@ export function createEditorOpsApi(core) {
     cur = value;
     let d;
     try { d = run(OP.patchBySemantic); } finally { cur = ''; }
-    apply(h, value, d);
+    apply(h, kind, value, d);
   }
 
   function ensureReasoningSection(h, id, status) {
     const statusField = status !== null && typeof status === 'object' ? status.status : undefined;
     textOp(OP.ensureSection, h, [id, status, statusField], true);
   }
-  const appendToReasoningSection = (h, id, text) => textOp(OP.appendToSection, h, [id, text], true);
-  const markReasoningSectionStatus = (h, id, status) => textOp(OP.markSection, h, [id, status], true);
+  // A sub-agent streaming into the last section: on an open core handle Go
+  // first tries the one-crossing case (eo_section_append: the delta is
+  // appended); anything else takes the general op.
+  // While Go's permit for this id stands (Edit.Permit), a delta without a
+  // line break is appended here and handed to Go later (lag): the write
+  // is the handle's own append, and no crossing at all while the kernel
+  // says appends are quiet.
+  const SECTION_NOOP = 4;
+  const SECTION_FALLBACK = 8;
+  const SECTION_PERMIT = 16;
+  const appendJudge = (ref, k, n) => ex.tk_append(ref, REASONING, n);
+  function appendToReasoningSection(h, id, text) {
+    const slot = slotOf(h);
+    if (slot !== undefined && slot.ref > 0) {
+      if (slot.rpermit === id && slot.rpermitVer === slot.rver && typeof text === 'string' && text !== '' && text.indexOf('\n') < 0) {
+        slot.rlag += text;
+        slot.rpermitVer = slot.rver + 1; // the version this append makes
+        slot.rsplit = null;
+        appendVia(slot, REASONING, text, appendJudge, takeoverFail, true);
+        return undefined;
+      }
+      const ver = slot.rver;
+      const lagged = takeLag(slot); // before the store below changes the version
+      const st = appendVia(slot, REASONING, text, () => {
+        core.begin();
+        core.value(id);
+        core.value(text);
+        encodeLag(lagged);
+        return ex.eo_section_append(slot.ref, ver, core.flush()); // refs stay for an error's details
+      }, fail, false);
+      if (st === SECTION_NOOP) return undefined;
+      if (st !== SECTION_FALLBACK) {
+        slot.rsplit = null;
+        if (st & SECTION_PERMIT) grant(slot, id);
+        return undefined;
+      }
+    }
+    if (textOp(OP.appendToSection, h, [id, text], true)) grant(slotOf(h), id);
+    return undefined;
+  }
+  const markReasoningSectionStatus = (h, id, status) => { textOp(OP.markSection, h, [id, status], true); };
 
   // pipeFrom (O26–O32): Go validates and classifies each value; this runs
   // the iteration, the signal and the writes.
@@ -156,6 +275,9 @@ export function createEditorOpsApi(core) {
       core.begin();
       core.unit(kind);
       core.f64(0);
+      core.f64(0);
+      core.f64(0);
+      lag(undefined);
       core.value(opts);
       core.value(mode);
       core.value(signal);
@@ -200,13 +322,17 @@ export function createEditorOpsApi(core) {
         core.begin();
         core.unit(kind);
         core.f64(0);
+        core.f64(0);
+        core.f64(0);
+        lag(undefined);
         core.value(v);
         core.value(type);
         core.value(typeof delta === 'string' ? '' : delta); // only its kind matters here
         const target = ex.eo_op(OP.classifyChunk, core.flush());
         core.refs.length = 0;
-        if (target === 1) h.setText(h.getText() + delta);
-        else if (target === 2) h.setReasoning(h.getReasoning() + delta);
+        const slot = kind === KIND.CORE ? slotOf(h) : undefined;
+        if (target === 1) { if (slot) appendTo(slot, 0, delta); else h.setText(h.getText() + delta); }
+        else if (target === 2) { if (slot) appendTo(slot, 1, delta); else h.setReasoning(h.getReasoning() + delta); }
       };
 
       const step = async () => {

@@ -8,7 +8,16 @@ import { BRAND, kindOf } from './codec.js';
 export const GENERATE_TAKEOVER_DISPATCH = 'generate_takeover_dispatch';
 
 const STATUS = ['open', 'committed', 'aborted', 'discarded'];
+// takeover.GenType's order (a test checks it against Go through
+// listUnsettledHandles); tk_create_fast takes the index.
+const GEN_INDEX = new Map(['normal', 'regenerate', 'swipe', 'continue'].map((g, i) => [g, i]));
 const WRITE_QUIET = 1; // wasm/browser/takeover.go writeQuiet
+const WRITE_QUIET_APPEND = 2; // writeQuietAppend
+
+function heard(slot, st) {
+  slot.quiet = st === WRITE_QUIET;
+  slot.quietAppend = st === WRITE_QUIET || st === WRITE_QUIET_APPEND;
+}
 
 // Per-handle state the facade holds for Go.
 class Slot {
@@ -23,7 +32,21 @@ class Slot {
     this.complete = null;
     this.owner = undefined;
     this.quiet = false; // Go said string writes are no-ops for now
+    this.quietAppend = false; // … reasoning writes and editor-op appends, at least
     this.ref = 0; // open: Go's id; settled: -(remnant) (wasm/browser/takeover.go)
+    // Counts every store of the reasoning: Go keeps the section layout of
+    // one version (wasm/browser/editops.go), and the editor ops keep the
+    // value cut in two where Go said the next append lands (rsplit).
+    this.rver = 0;
+    this.rsplit = null; // { ver, head, tail } with head + tail === reasoning at rver
+    // Go's standing answer that appending a non-empty delta without a line
+    // break to section `rpermit` is a plain append (Edit.Permit), valid at
+    // version rpermitVer; rlag holds the deltas appended so since Go's
+    // layout was at rlagFrom (editor-ops-api.js).
+    this.rpermit = null;
+    this.rpermitVer = -1;
+    this.rlag = '';
+    this.rlagFrom = 0;
   }
   field(f) {
     return f === 0 ? this.text : f === 1 ? this.reasoning : f === 2 ? this.origText : this.origReasoning;
@@ -53,6 +76,7 @@ export function createTakeoverApi(core) {
   const threw = (err) => { core.lastThrown = err; return 1; };
   const fx = {
     pull(id, f, n, addr) { return core.writeAt(addr, slots.get(id).field(f), n); },
+    keepsPrefix(id) { const s = slots.get(id); return s.text.startsWith(s.origText) ? 1 : 0; },
     startTimer(id, ms, token) {
       const s = slots.get(id);
       try {
@@ -96,9 +120,9 @@ export function createTakeoverApi(core) {
   // Any call other than a write withdraws the "quiet" answer, before and
   // after: the kernel's state may change under it.
   function call(slot, fn, arg) {
-    slot.quiet = false;
+    slot.quiet = slot.quietAppend = false;
     const st = fn(slot.ref, arg);
-    slot.quiet = false;
+    slot.quiet = slot.quietAppend = false;
     return st;
   }
 
@@ -126,7 +150,9 @@ export function createTakeoverApi(core) {
   // createMessageEditorHandle, for a host default of settleOnAbort
   // (installTakeoverContext's option; the exported function has none).
   // Every option is read before anything is encoded: a getter may call
-  // back into the core, which uses the same request buffer.
+  // back into the core, which uses the same request buffer. The common
+  // shape crosses as numbers (tk_create_fast); the rest as values.
+  let lastOwner; // the owner string Go last kept (Kernel.LastOwner)
   function handleFactory(hostSettle) {
     return function createMessageEditorHandle(opts) {
       const o = opts !== null && typeof opts === 'object' ? opts : undefined;
@@ -139,19 +165,42 @@ export function createTakeoverApi(core) {
       const owner = o?.owner;
       const settleOnAbort = o?.settleOnAbort;
       const now = Date.now();
-      core.begin();
-      core.value(opts);
-      core.value(generationType);
-      core.value(originalText);
-      core.value(originalReasoning);
-      core.value(signal, signalBrand);
-      core.value(flushIntervalMs);
-      core.value(owner);
-      core.value(settleOnAbort);
-      core.f64(now);
-      const st = ex.tk_create(core.flush(), hostSettle);
-      core.refs.length = 0;
+      const textLen = typeof originalText === 'string' ? originalText.length : 0;
+      const gen = typeof generationType === 'string' ? GEN_INDEX.get(generationType) : undefined;
+      let st;
+      if (o !== undefined && gen !== undefined && (flushIntervalMs === undefined || typeof flushIntervalMs === 'number')) {
+        let ownerCode = 0;
+        if (typeof owner === 'string') {
+          if (owner === lastOwner) ownerCode = 1;
+          else {
+            ownerCode = 2;
+            const u = core.view(owner.length);
+            for (let i = 0; i < owner.length; i++) u[i] = owner.charCodeAt(i);
+          }
+        } else if (owner !== undefined) ownerCode = 3 + kindOf(owner);
+        const sig = signal === undefined ? 0 : signalBrand === BRAND.SIGNAL ? 1 : signalBrand === BRAND.ABORTED_SIGNAL ? 2 : 3;
+        const kinds = kindOf(originalText) | kindOf(originalReasoning) << 4 | sig << 8 | kindOf(flushIntervalMs) << 12
+          | ownerCode << 16 | kindOf(settleOnAbort) << 20 | (settleOnAbort === true ? 1 << 28 : 0);
+        st = ex.tk_create_fast(gen, kinds, flushIntervalMs ?? 0, now, textLen, typeof owner === 'string' ? owner.length : 0, hostSettle);
+      } else {
+        core.begin();
+        core.value(opts);
+        core.value(generationType);
+        // The originals stay here (Go pulls or compares them when a rule
+        // needs them): only their kinds, and the text's length, cross.
+        core.value(typeof originalText === 'string' ? '' : originalText);
+        core.f64(textLen);
+        core.value(typeof originalReasoning === 'string' ? '' : originalReasoning);
+        core.value(signal, signalBrand);
+        core.value(flushIntervalMs);
+        core.value(owner);
+        core.value(settleOnAbort);
+        core.f64(now);
+        st = ex.tk_create(core.flush(), hostSettle);
+        core.refs.length = 0;
+      }
       if (st < 0) throw fail();
+      if (typeof owner === 'string') lastOwner = owner;
       return makeHandle(st, originalText ?? '', originalReasoning ?? '', signal, owner);
     };
   }
@@ -179,24 +228,25 @@ export function createTakeoverApi(core) {
         if (slot.quiet && typeof v === 'string') return;
         const st = ex.tk_set(slot.ref, 0, kindOf(v), typeof v === 'string' ? v.length : 0);
         if (st < 0) { slot.text = prev; throw fail(); }
-        slot.quiet = st === WRITE_QUIET;
+        heard(slot, st);
       };
       this.setReasoning = (v) => {
         const prev = slot.reasoning;
         slot.reasoning = v;
-        if (slot.quiet && typeof v === 'string') return;
+        slot.rver++;
+        if (slot.quietAppend && typeof v === 'string') return;
         const st = ex.tk_set(slot.ref, 1, kindOf(v), 0);
-        if (st < 0) { slot.reasoning = prev; throw fail(); }
-        slot.quiet = st === WRITE_QUIET;
+        if (st < 0) { slot.reasoning = prev; slot.rver++; throw fail(); }
+        heard(slot, st);
       };
       this.appendReasoning = (delta) => {
         const prev = slot.reasoning;
         const isStr = typeof delta === 'string';
-        if (isStr) slot.reasoning = prev + delta;
-        if (slot.quiet && isStr) return;
+        if (isStr) { slot.reasoning = prev + delta; slot.rver++; }
+        if (slot.quietAppend && isStr) return;
         const st = ex.tk_append_reasoning(slot.ref, kindOf(delta), isStr ? delta.length : 0);
-        if (st < 0) { slot.reasoning = prev; throw fail(); }
-        slot.quiet = st === WRITE_QUIET;
+        if (st < 0) { slot.reasoning = prev; slot.rver++; throw fail(); }
+        heard(slot, st);
       };
       // Go hands back a remnant ref exactly when the handle settles.
       this.isSettled = () => slot.ref <= 0;
@@ -245,6 +295,34 @@ export function createTakeoverApi(core) {
     return handle;
   }
 
+  // An editor op's own append of v to a core handle (field 0: text, 1:
+  // reasoning): the write setText/setReasoning(current + v) stands for.
+  // The value is stored first; judge(ref, kind, length) asks Go, which
+  // checks and writes without reading the value (Handle.CheckAppend) and
+  // answers a write status (0–2, maybe with 16), an error (failWith() is
+  // thrown), or 4 or 8: nothing written (returned). Either way but a write, the
+  // store is taken back. mayskip: while Go's last answer was "quiet" for
+  // appends, a string append is a no-op for the kernel and skips the call.
+  function appendVia(slot, field, v, judge, failWith, mayskip) {
+    const isStr = typeof v === 'string';
+    const text = field === 0;
+    const prev = text ? slot.text : slot.reasoning;
+    if (isStr) {
+      if (text) slot.text = prev + v;
+      else { slot.reasoning = prev + v; slot.rver++; }
+      if (mayskip && slot.quietAppend) return 0;
+    }
+    const st = judge(slot.ref, kindOf(v), isStr ? v.length : 0);
+    if (st >= 0 && (st & 12) === 0) { heard(slot, st & 3); return st; } // a write (16 may flag a permit)
+    if (isStr) {
+      if (text) slot.text = prev;
+      else { slot.reasoning = prev; slot.rver--; } // nothing ran since the store
+    }
+    if (st < 0) throw failWith();
+    return st;
+  }
+  const appendTo = (slot, field, delta) => appendVia(slot, field, delta, (ref, k, n) => ex.tk_append(ref, field, n), fail, true);
+
   function listUnsettledHandles() {
     const n = ex.tk_list(Date.now());
     if (n < 0) throw fail();
@@ -265,6 +343,8 @@ export function createTakeoverApi(core) {
     // core, so installing a context twice changes nothing).
     settlingCreate: () => (createSettling ??= handleFactory(1)),
     listUnsettledHandles,
+    appendTo,
+    appendVia,
     slotOf: (h) => MessageEditorHandle.slotOf(h),
     fail,
   };

@@ -51,6 +51,12 @@ func (w *world) Pull(h *Handle, f Field, n int) []uint16 {
 	return b[:n]
 }
 
+func (w *world) KeepsPrefix(h *Handle) bool {
+	w.pulls++
+	b := w.bufs[h.ID]
+	return jsvalue.HasPrefix(b.text, b.origText)
+}
+
 func (b *bufs) field(f Field) []uint16 {
 	switch f {
 	case Text:
@@ -145,7 +151,7 @@ func (w *world) create(o opts) (*Handle, *apierr.Error) {
 	if kind == jsvalue.Undefined {
 		kind = jsvalue.Object
 	}
-	h, err := w.k.Create(&CreateOpts{Opts: jsvalue.Opaque(kind, 1), GenerationType: o.gen, OriginalText: o.text,
+	h, err := w.k.Create(&CreateOpts{Opts: jsvalue.Opaque(kind, 1), GenerationType: o.gen, OriginalText: o.text, OriginalTextLen: len(o.text.Str),
 		OriginalReasoning: o.reasoning, Signal: o.signal, SignalAborted: o.aborted, FlushIntervalMs: o.interval,
 		Owner: o.owner, SettleOnAbort: o.settle, HostSettleOnAbort: o.hostSettle, Now: w.now})
 	if err != nil {

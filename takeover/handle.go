@@ -19,6 +19,9 @@ var genNames = [...]string{"normal", "regenerate", "swipe", "continue"}
 
 func (g GenType) String() string { return genNames[g] }
 
+// Units is the name as code units (not to be modified).
+func (g GenType) Units() []uint16 { return genUnits[g] }
+
 var genUnits = [...][]uint16{jsvalue.U("normal"), jsvalue.U("regenerate"), jsvalue.U("swipe"), jsvalue.U("continue")}
 
 // ParseGenType accepts exactly the four names (T11).
@@ -75,6 +78,11 @@ type Edge interface {
 	// Pull returns the first min(n, len) code units of a buffer the edge
 	// holds (the value already stored by the current write, if any).
 	Pull(h *Handle, f Field, n int) []uint16
+	// KeepsPrefix reports whether the stored text starts with
+	// originalText, compared by code unit (T4, T25): the edge compares
+	// its own strings (String.prototype.startsWith), which costs what
+	// plain JS pays, instead of copying the prefix out.
+	KeepsPrefix(h *Handle) bool
 	// StartTimer schedules h.TimerFired(token) after ms, with the
 	// setTimeout current at this moment (T39). It reports whether the
 	// host's setTimeout threw (then no timer runs).
@@ -102,12 +110,16 @@ type Handle struct {
 	Interval float64 // 0 selects immediate mode
 	Created  float64 // ms since epoch, for diagnostics
 	Claimed  bool    // won a dispatch (T50)
+	// OpsState is what the editor ops keep for this open handle between
+	// calls (the reasoning's section layout); the kernel drops it when the
+	// handle settles or is released.
+	OpsState any
 
 	kernel      *Kernel
 	seq         uint64
 	state       State
-	listens     bool     // settles when the given signal aborts (T35)
-	original    []uint16 // originalText, kept only for continue handles
+	listens     bool // settles when the given signal aborts (T35)
+	originalLen int  // len(originalText), for continue handles; the edge holds the text
 	pending     bool
 	hasCallback bool
 	timer       bool
@@ -174,19 +186,29 @@ func (h *Handle) CheckText(kind jsvalue.Kind, n int) *apierr.Error {
 
 // checkContinue enforces T25/T26 on the value just stored.
 func (h *Handle) checkContinue(n int) *apierr.Error {
-	if h.Gen != Continue || len(h.original) == 0 {
+	if h.Gen != Continue || h.originalLen == 0 {
 		return nil
 	}
-	if n >= len(h.original) && jsvalue.HasPrefix(h.kernel.edge.Pull(h, Text, len(h.original)), h.original) {
+	if n >= h.originalLen && h.kernel.edge.KeepsPrefix(h) {
 		return nil
 	}
 	head := h.kernel.edge.Pull(h, Text, 32)
 	msg := jsvalue.Cat(jsvalue.U("setText in 'continue' must keep originalText prefix; got "), jsvalue.JSONQuote(head), []uint16{0x2026})
-	prefix := h.original
-	if len(prefix) > 64 {
-		prefix = prefix[:64]
-	}
+	prefix := h.kernel.edge.Pull(h, OriginalText, 64)
 	return apierr.NewU(apierr.TakeoverError, "invalid_op_for_continue", msg).With("originalPrefix", jsvalue.Str(prefix))
+}
+
+// CheckAppend is the decision for an append the facade makes itself for
+// an editor op (appendText, a text chunk of pipeFrom, an append to the last
+// reasoning section): setText/setReasoning of the current value plus a
+// string, so only the state can refuse it. The continue invariant holds by
+// construction: the current text keeps the prefix, so the text plus
+// anything does too (T25), and nothing is pulled.
+func (h *Handle) CheckAppend() *apierr.Error {
+	if h.state != Open {
+		return settledErr(h.state)
+	}
+	return nil
 }
 
 // SetReasoning is setReasoning (T22).
@@ -241,7 +263,13 @@ func (h *Handle) CheckAppendReasoning(kind jsvalue.Kind, deltaLen int) (write bo
 // such writes without crossing into Go — a decision this kernel hands out
 // and the facade withdraws before any other call.
 func (h *Handle) Quiet() bool {
-	return h.state == Open && h.pending && (h.timer || !h.hasCallback) && !(h.Gen == Continue && len(h.original) > 0)
+	return h.QuietAppend() && !(h.Gen == Continue && h.originalLen > 0)
+}
+
+// QuietAppend is Quiet for the writes that never need the continue prefix:
+// reasoning writes and the editor ops' own appends (CheckAppend).
+func (h *Handle) QuietAppend() bool {
+	return h.state == Open && h.pending && (h.timer || !h.hasCallback)
 }
 
 // Write performs an accepted write: it marks the handle pending and

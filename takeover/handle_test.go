@@ -644,20 +644,45 @@ func TestQuietWritesAreTrulyNoOps(t *testing.T) {
 }
 
 // The bridge hands Create views into its shared buffer: what the handle
-// keeps (owner, the continue prefix) must be copies.
+// keeps (the owner) must be a copy. The continue prefix is not kept at
+// all: only its length (the edge holds the text and compares it).
 func TestCreateKeepsCopiesOfItsStrings(t *testing.T) {
 	w := newWorld(t)
-	owner, orig := jsvalue.U("plugin"), jsvalue.U("Hello ")
+	owner := jsvalue.U("plugin")
 	h, err := w.k.Create(&CreateOpts{Opts: jsvalue.Opaque(jsvalue.Object, 1), GenerationType: str("continue"),
-		OriginalText: jsvalue.Str(orig), Owner: jsvalue.Str(owner), FlushIntervalMs: jsvalue.Num(0)})
+		OriginalText: jsvalue.Str(nil), OriginalTextLen: 6, Owner: jsvalue.Str(owner), FlushIntervalMs: jsvalue.Num(0)})
 	if err != nil {
 		t.Fatal(err)
 	}
+	orig := jsvalue.U("Hello ")
 	w.bufs[h.ID] = &bufs{text: orig, origText: orig}
-	owner[0], orig[0] = 'X', 'X'
-	if jsvalue.GoString(h.Owner) != "plugin" || jsvalue.GoString(h.original) != "Hello " {
-		t.Fatalf("aliased: %q %q", jsvalue.GoString(h.Owner), jsvalue.GoString(h.original))
+	owner[0] = 'X'
+	if jsvalue.GoString(h.Owner) != "plugin" {
+		t.Fatalf("aliased: %q", jsvalue.GoString(h.Owner))
 	}
+	wantErr(t, w.setText(h, "Bye"), "invalid_op_for_continue", `setText in 'continue' must keep originalText prefix; got "Bye"…`)
+	if err := w.setText(h, "Hello world"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// T25: the editor ops' own appends keep the prefix by construction: no
+// comparison, no pull; a settled handle refuses them like setText.
+func TestT25_AppendNeedsNoPrefixCheck(t *testing.T) {
+	w := newWorld(t)
+	h := w.H(func(o *opts) { o.gen = str("continue"); o.text = str("Hello ") })
+	before := w.pulls
+	b := w.bufs[h.ID]
+	b.text = jsvalue.Cat(b.text, jsvalue.U("world"))
+	if err := h.CheckAppend(); err != nil {
+		t.Fatal(err)
+	}
+	h.Write()
+	if w.pulls != before {
+		t.Fatal("an append reads nothing")
+	}
+	w.settle(h, Committed)
+	wantErr(t, h.CheckAppend(), "editor_committed", "editor committed; mutation rejected")
 }
 
 // T13, T16, T35: settleOnAbort without a given signal uses the handle's own

@@ -39,6 +39,10 @@ func (k *Kernel) alloc() *Handle {
 	return h
 }
 
+// LastOwner is the owner string the last handle with a string owner got
+// (a facade may name it again instead of sending it).
+func (k *Kernel) LastOwner() []uint16 { return k.lastOwner }
+
 // keepOwner returns a copy of owner that the handle may keep.
 func (k *Kernel) keepOwner(owner []uint16) []uint16 {
 	if !jsvalue.Equal(owner, k.lastOwner) {
@@ -84,9 +88,13 @@ const (
 // describes it. Opts is the argument itself (only its kind matters);
 // the fields are Undefined when opts is not an object.
 type CreateOpts struct {
-	Opts              jsvalue.Value
-	GenerationType    jsvalue.Value
-	OriginalText      jsvalue.Value
+	Opts           jsvalue.Value
+	GenerationType jsvalue.Value
+	OriginalText   jsvalue.Value
+	// OriginalTextLen is OriginalText's length when it is a string: the
+	// content stays at the edge (Edge.KeepsPrefix, Edge.Pull), so a
+	// facade may describe the string by its kind and length alone.
+	OriginalTextLen   int
 	OriginalReasoning jsvalue.Value
 	Signal            SignalKind
 	SignalAborted     bool
@@ -130,8 +138,7 @@ func (k *Kernel) Create(o *CreateOpts) (*Handle, *apierr.Error) {
 		return nil, apierr.NewU(apierr.TakeoverError, "invalid_generation_type",
 			jsvalue.Cat(jsvalue.U("opts.generationType required, one of normal, regenerate, swipe, continue; got "), o.GenerationType.Display()))
 	}
-	original, err := optString(o.OriginalText, "originalText", nil)
-	if err != nil {
+	if _, err := optString(o.OriginalText, "originalText", nil); err != nil {
 		return nil, err
 	}
 	if _, err := optString(o.OriginalReasoning, "originalReasoning", nil); err != nil {
@@ -167,8 +174,8 @@ func (k *Kernel) Create(o *CreateOpts) (*Handle, *apierr.Error) {
 	}
 	h := k.alloc()
 	*h = Handle{ID: k.newID(), seq: k.created, Gen: gen, Owner: owner, Interval: interval, Created: o.Now, kernel: k, listens: settle && o.Signal == SignalGiven}
-	if gen == Continue {
-		h.original = slices.Clone(original)
+	if gen == Continue && o.OriginalText.Kind == jsvalue.String {
+		h.originalLen = o.OriginalTextLen
 	}
 	if settle && o.Signal == SignalGiven && o.SignalAborted {
 		h.state = Aborted // T35: returned already settled, with the originals
@@ -200,6 +207,7 @@ func (k *Kernel) Release(id int32) {
 		idx := id & (1<<idxBits - 1)
 		k.table[idx] = nil
 		k.free = append(k.free, idx)
+		h.OpsState = nil
 	}
 }
 

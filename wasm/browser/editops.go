@@ -8,6 +8,7 @@ import (
 	"tavern-core/apierr"
 	"tavern-core/bridge"
 	"tavern-core/jsvalue"
+	"tavern-core/takeover"
 	"tavern-core/takeover/editops"
 )
 
@@ -44,6 +45,64 @@ func newOpsEdge(fx js.Value) { opsFx = opsEdge{units: fx.Get("units"), indexOf: 
 // copied in only when the op asks (editops.Buffer), and searches can run on
 // the JS string itself (editops.Indexer).
 type jsBuffer struct{ n int }
+
+// catchUp hands the kept layout the deltas the facade appended on its own
+// under a permit (Edit.Permit): lag, appended since version lagFrom, makes
+// the layout stand for version ver. The facade sends a lag only when
+// nothing else wrote the reasoning in between.
+func catchUp(h *takeover.Handle, lagFrom, ver float64, lag jsvalue.Value) {
+	k, ok := h.OpsState.(*keptSections)
+	if !ok || lag.Kind != jsvalue.String || k.ver != lagFrom {
+		return
+	}
+	n := k.s.Len()
+	k.s.Apply([]editops.Splice{{Start: n, End: n, Ins: lag}})
+	k.ver = ver
+}
+
+// keptBuffer is the reasoning of an open core handle: its section layout
+// is kept on the handle between ops (editops.SectionKeeper), tagged with
+// the facade's count of reasoning writes, so any other write makes it
+// stale and the next op reads the text afresh.
+type keptBuffer struct {
+	jsBuffer
+	h   *takeover.Handle
+	ver float64
+}
+
+type keptSections struct {
+	ver float64
+	s   *editops.Sections
+}
+
+// kept returns h's layout for reasoning version ver, or nil.
+func kept(h *takeover.Handle, ver float64) *editops.Sections {
+	if k, ok := h.OpsState.(*keptSections); ok && k.ver == ver {
+		return k.s
+	}
+	return nil
+}
+
+func (b keptBuffer) KeptSections() *editops.Sections {
+	if s := kept(b.h, b.ver); s != nil && s.Len() == b.n {
+		return s
+	}
+	return nil
+}
+
+// Keep records the layout for the version the op's write will make (the
+// facade counts that write), or for this one after a no-op.
+func (b keptBuffer) Keep(s *editops.Sections, written bool) {
+	ver := b.ver
+	if written {
+		ver++
+	}
+	if k, ok := b.h.OpsState.(*keptSections); ok { // no allocation per op
+		k.ver, k.s = ver, s
+		return
+	}
+	b.h.OpsState = &keptSections{ver, s}
+}
 
 func (b jsBuffer) Len() int { return b.n }
 
@@ -83,6 +142,14 @@ func eoOp(op, n int32) (st int32) {
 	d.Reset(bridge.Buf(), int(n))
 	kind := editops.HandleKind(d.Unit())
 	buf := jsBuffer{n: int(d.F64())}
+	ref, ver := int32(d.F64()), d.F64() // an open core handle's id and reasoning version, or 0
+	lagFrom := d.F64()
+	lag, _ := d.View()
+	reasoning := editops.Buffer(buf)
+	if h := kernel.Get(ref); kind == editops.CoreHandle && h != nil {
+		catchUp(h, lagFrom, ver, lag)
+		reasoning = keptBuffer{buf, h, ver}
+	}
 	var edit editops.Edit
 	var err *apierr.Error
 	switch op {
@@ -109,13 +176,13 @@ func eoOp(op, n int32) (st int32) {
 		edit, err = editops.PatchBySemantic(kind, buf, readPatch(&d))
 	case opEnsureSection:
 		id, status := value(&d), value(&d)
-		edit, err = editops.EnsureReasoningSection(kind, buf, id, status, value(&d))
+		edit, err = editops.EnsureReasoningSection(kind, reasoning, id, status, value(&d))
 	case opAppendToSection:
 		id := value(&d)
-		edit, err = editops.AppendToReasoningSection(kind, buf, id, value(&d))
+		edit, err = editops.AppendToReasoningSection(kind, reasoning, id, value(&d))
 	case opMarkSection:
 		id := value(&d)
-		edit, err = editops.MarkReasoningSectionStatus(kind, buf, id, value(&d))
+		edit, err = editops.MarkReasoningSectionStatus(kind, reasoning, id, value(&d))
 	case opCheckPipe:
 		var a editops.PipeArgs
 		a.Opts, a.Mode, a.Signal = value(&d), value(&d), value(&d)
@@ -139,7 +206,9 @@ func eoOp(op, n int32) (st int32) {
 
 var editEnc bridge.Encoder
 
-// encodeEdit writes: target, noop flag, piece count (f64), pieces as
+// encodeEdit writes: target, noop flag, the append flag (the edit is one
+// insertion at the end: the facade appends through the handle's own fast
+// path), the split (Edit.Split), piece count (f64), pieces as
 // (source+1, from, to) numbers where source 0 is the value before the
 // edit, then each splice's inserted text (a ref back to the argument when
 // it is one). The facade concatenates the pieces: O(n + k), and an append
@@ -152,6 +221,10 @@ func encodeEdit(n int, e editops.Edit) int32 {
 		return bridge.Write(editEnc.Out())
 	}
 	editEnc.Unit(0)
+	appends := len(e.Splices) == 1 && e.Splices[0].Start == n && e.Splices[0].End == n
+	editEnc.Unit(boolUnit(appends))
+	editEnc.F64(float64(e.Split))
+	editEnc.Unit(boolUnit(e.Permit))
 	pieces := editops.Pieces(n, e.Splices)
 	editEnc.F64(float64(len(pieces)))
 	for _, p := range pieces {
@@ -164,4 +237,73 @@ func encodeEdit(n int, e editops.Edit) int32 {
 		editEnc.Value(s.Ins)
 	}
 	return bridge.Write(editEnc.Out())
+}
+
+// eo_append is appendText (field 0) and appendReasoning (field 1) on a core
+// handle in one crossing: the facade has stored the current value plus the
+// argument (of JS kind; n units when a string); Go checks the argument
+// (O7), then judges the write (Handle.CheckAppend). It answers as tk_set.
+//
+//go:wasmexport eo_append
+func eoAppend(id, field, kind, n int32) (st int32) {
+	if !bridge.Enter() {
+		return bridge.Failed
+	}
+	defer bridge.Exit(&st)
+	if err := editops.CheckAppendArg(editops.Target(field), jsvalue.Kind(kind)); err != nil {
+		return bridge.Fail(err)
+	}
+	return appendWrite(handle(id), &st)
+}
+
+// Answers of eo_section_append beyond the write statuses.
+const (
+	sectionNoop     = 4  // an empty delta: nothing written (O36)
+	sectionFallback = 8  // not the streaming case: run eo_op instead
+	sectionPermit   = 16 // with a write status: Sections.AppendsAtEnd holds for the id
+)
+
+// eo_section_append is appendToReasoningSection's streaming case on an open
+// core handle (editops.AppendAtEnd): the facade has encoded the id and the
+// delta (and a lag, as eo_op) and already stored reasoning + delta (a
+// speculation it takes back unless the answer is a write status). ver is
+// the reasoning version before that store.
+//
+//go:wasmexport eo_section_append
+func eoSectionAppend(id int32, ver float64, n int32) (st int32) {
+	if !bridge.Enter() {
+		return bridge.Failed
+	}
+	defer bridge.Exit(&st)
+	h := kernel.Get(id)
+	if h == nil {
+		return sectionFallback
+	}
+	var d bridge.Decoder
+	d.Reset(bridge.Buf(), int(n))
+	// Views, not copies: AppendAtEnd copies the delta into the layout, and
+	// an error's details name the arguments by their refs.
+	sid, _ := d.View()
+	delta, _ := d.View()
+	lagFrom := d.F64()
+	lag, _ := d.View()
+	catchUp(h, lagFrom, ver, lag)
+	b := keptBuffer{jsBuffer{}, h, ver}
+	s := kept(h, ver)
+	fast, err := editops.AppendAtEnd(s, sid, delta)
+	switch {
+	case err != nil:
+		return bridge.Fail(err)
+	case fast == editops.FastNoop:
+		return sectionNoop
+	case fast == editops.FastNo:
+		return sectionFallback
+	}
+	b.Keep(s, true) // the handle is open: the write below stands
+	permit := s.AppendsAtEnd(jsvalue.Trim(sid.Str))
+	w := appendWrite(h, &st)
+	if w >= 0 && permit {
+		w |= sectionPermit
+	}
+	return w
 }

@@ -14,7 +14,7 @@ import (
 // jsEdge implements takeover.Edge with the facade's effect functions
 // (js/takeover-api.js). Strings go through the shared buffer.
 type jsEdge struct {
-	pull, startTimer, cancelTimer, deliver, warn js.Value
+	pull, keepsPrefix, startTimer, cancelTimer, deliver, warn js.Value
 }
 
 var (
@@ -24,7 +24,7 @@ var (
 
 func newTakeoverEdge(fx js.Value) *jsEdge {
 	e := &jsEdge{
-		pull: fx.Get("pull"), startTimer: fx.Get("startTimer"), cancelTimer: fx.Get("cancelTimer"),
+		pull: fx.Get("pull"), keepsPrefix: fx.Get("keepsPrefix"), startTimer: fx.Get("startTimer"), cancelTimer: fx.Get("cancelTimer"),
 		deliver: fx.Get("deliver"), warn: fx.Get("warn"),
 	}
 	kernel = takeover.NewKernel(e)
@@ -38,6 +38,8 @@ func (e *jsEdge) Pull(h *takeover.Handle, f takeover.Field, n int) []uint16 {
 	copy(out, bridge.Buf())
 	return out
 }
+
+func (e *jsEdge) KeepsPrefix(h *takeover.Handle) bool { return e.keepsPrefix.Invoke(h.ID).Int() != 0 }
 
 // The effects catch what the host's functions throw and answer 1 instead
 // (takeover.Edge): a JS exception never unwinds through the kernel.
@@ -149,6 +151,7 @@ func tkCreate(n, hostSettle int32) (st int32) {
 	o.Opts, _ = d.View()
 	o.GenerationType, _ = d.View()
 	o.OriginalText, _ = d.View()
+	o.OriginalTextLen = int(d.F64())
 	o.OriginalReasoning, _ = d.View()
 	sig, brand := d.View()
 	switch {
@@ -164,31 +167,97 @@ func tkCreate(n, hostSettle int32) (st int32) {
 	o.SettleOnAbort, _ = d.View()
 	o.Now = d.F64()
 	o.HostSettleOnAbort = hostSettle != 0
-	h, err := kernel.Create(&o)
+	return created(kernel.Create(&o))
+}
+
+// tk_create_fast is tk_create for the common shape, with no buffer
+// encoding when the owner is the one sent last: generationType is the index
+// of one of the four names (takeover.ParseGenType's order), and every other
+// option is described by its kind (4 bits each in kinds, from the low end:
+// originalText, originalReasoning, the signal as absent 0 / given 1 /
+// aborted 2 / invalid 3, flushIntervalMs (a number arrives in interval),
+// owner as undefined 0 / the last owner again 1 / a new string of ownerLen
+// units in the buffer 2 / another kind 3+kind, settleOnAbort (its value in
+// bit 28)). The facade falls back to tk_create for anything else; the
+// answer is tk_create's.
+//
+//go:wasmexport tk_create_fast
+func tkCreateFast(gen, kinds int32, interval, now float64, origLen, ownerLen, hostSettle int32) (st int32) {
+	if !bridge.Enter() {
+		return bridge.Failed
+	}
+	defer bridge.Exit(&st)
+	field := func(i int) jsvalue.Kind { return jsvalue.Kind(kinds >> (4 * i) & 15) }
+	o := takeover.CreateOpts{
+		Opts:              jsvalue.Opaque(jsvalue.Object, 0),
+		GenerationType:    jsvalue.Str(takeover.GenType(gen).Units()),
+		OriginalText:      jsvalue.Value{Kind: field(0)},
+		OriginalTextLen:   int(origLen),
+		OriginalReasoning: jsvalue.Value{Kind: field(1)},
+		FlushIntervalMs:   jsvalue.Value{Kind: field(3)},
+		SettleOnAbort:     jsvalue.Value{Kind: field(5), Bool: kinds>>28&1 != 0},
+		HostSettleOnAbort: hostSettle != 0,
+		Now:               now,
+	}
+	switch field(2) {
+	case 0:
+		o.Signal = takeover.SignalAbsent
+	case 1, 2:
+		o.Signal, o.SignalAborted = takeover.SignalGiven, field(2) == 2
+	default:
+		o.Signal = takeover.SignalInvalid
+	}
+	if o.FlushIntervalMs.Kind == jsvalue.Number {
+		o.FlushIntervalMs.Num = interval
+	}
+	switch k := field(4); {
+	case k == 1:
+		o.Owner = jsvalue.Str(kernel.LastOwner())
+	case k == 2:
+		o.Owner = jsvalue.Str(bridge.Buf()[:ownerLen])
+	case k >= 3:
+		o.Owner = jsvalue.Value{Kind: k - 3}
+	}
+	return created(kernel.Create(&o))
+}
+
+// created answers a create (tk_create's layout).
+func created(h *takeover.Handle, err *apierr.Error) int32 {
 	if err != nil {
 		return bridge.Fail(err)
 	}
 	if h.Settled() {
 		return packTerminal(h, takeover.Terminal{Settled: true, Outcome: h.Outcome()})<<1 | 1
 	}
-	st = h.ID << 2
+	st := h.ID << 2
 	if h.ListensForAbort() {
 		st |= 2
 	}
 	return st
 }
 
-// Writes answer OK, Failed, or writeQuiet: accepted, and string writes
-// stay no-ops for the kernel until the facade's next other call
-// (Handle.Quiet), so it may skip the crossing for them.
-const writeQuiet = 1
+// Writes answer OK, Failed, writeQuiet: accepted, and string writes stay
+// no-ops for the kernel until the facade's next other call (Handle.Quiet),
+// so it may skip the crossing for them; or writeQuietAppend: the same for
+// reasoning writes and the editor ops' appends only (Handle.QuietAppend).
+const (
+	writeQuiet       = 1
+	writeQuietAppend = 2
+)
 
 // write performs a write the kernel accepted and answers it.
 func write(h *takeover.Handle, accepted *bool) int32 {
 	*accepted = true
 	h.Write()
-	if h.Quiet() {
+	return quietness(h)
+}
+
+func quietness(h *takeover.Handle) int32 {
+	switch {
+	case h.Quiet():
 		return writeQuiet
+	case h.QuietAppend():
+		return writeQuietAppend
 	}
 	return bridge.OK
 }
@@ -212,6 +281,30 @@ func tkSet(id, field, kind, n int32) (st int32) {
 		err = h.CheckReasoning(jsvalue.Kind(kind))
 	}
 	if err != nil {
+		return bridge.Fail(err)
+	}
+	return write(h, &accepted)
+}
+
+// tk_append is an editor op's own append (field 0: text, 1: reasoning):
+// the facade has stored the current value plus a string of n units, which
+// the kernel judges as the setText/setReasoning it stands for
+// (Handle.CheckAppend).
+//
+//go:wasmexport tk_append
+func tkAppend(id, field, n int32) (st int32) {
+	if !bridge.Enter() {
+		return bridge.Failed
+	}
+	defer bridge.Exit(&st)
+	return appendWrite(handle(id), &st)
+}
+
+// appendWrite judges and performs an append the facade has stored.
+func appendWrite(h *takeover.Handle, st *int32) int32 {
+	accepted := false
+	defer keepWrite(h, &accepted, st)
+	if err := h.CheckAppend(); err != nil {
 		return bridge.Fail(err)
 	}
 	return write(h, &accepted)
