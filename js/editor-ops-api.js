@@ -63,26 +63,26 @@ export function createEditorOpsApi(core) {
     lag(slot);
   }
 
-  // The deltas appended under a permit, handed to Go before it looks at the
-  // layout again (wasm/browser/editops.go catchUp); the permit ends, and
-  // the op may grant a new one. A permit whose chain another write broke
-  // sends nothing, and Go reads the text afresh.
+  // The length of what was appended under a permit, handed to Go before it
+  // looks at the layout again (wasm/browser/editops.go catchUp); the permit
+  // ends, and the op may grant a new one. A permit whose chain another
+  // write broke sends nothing, and Go reads the text afresh.
   function lag(slot) { encodeLag(takeLag(slot)); }
   function takeLag(slot) {
-    const intact = slot !== undefined && slot.rpermit !== null && slot.rpermitVer === slot.rver && slot.rlag !== '';
-    const out = intact ? [slot.rlagFrom, slot.rlag] : [0, undefined];
-    if (slot !== undefined) { slot.rpermit = null; slot.rlag = ''; }
+    const intact = slot !== undefined && slot.rpermit !== null && slot.rpermitVer === slot.rver && slot.rlag > 0;
+    const out = intact ? [slot.rlagFrom, slot.rlag] : [0, 0];
+    if (slot !== undefined) { slot.rpermit = null; slot.rlag = 0; }
     return out;
   }
-  function encodeLag([from, lagged]) {
+  function encodeLag([from, n]) {
     core.f64(from);
-    core.value(lagged);
+    core.f64(n);
   }
 
   function grant(slot, id) {
     slot.rpermit = id;
     slot.rpermitVer = slot.rlagFrom = slot.rver;
-    slot.rlag = '';
+    slot.rlag = 0;
   }
 
   // Run op; returns the edit record's decoder, or throws the op's error.
@@ -224,7 +224,7 @@ export function createEditorOpsApi(core) {
   // first tries the one-crossing case (eo_section_append: the delta is
   // appended); anything else takes the general op.
   // While Go's permit for this id stands (Edit.Permit), a delta without a
-  // line break is appended here and handed to Go later (lag): the write
+  // line break is appended here and its length handed to Go later (lag): the write
   // is the handle's own append, and no crossing at all while the kernel
   // says appends are quiet.
   const SECTION_NOOP = 4;
@@ -235,7 +235,7 @@ export function createEditorOpsApi(core) {
     const slot = slotOf(h);
     if (slot !== undefined && slot.ref > 0) {
       if (slot.rpermit === id && slot.rpermitVer === slot.rver && typeof text === 'string' && text !== '' && text.indexOf('\n') < 0) {
-        slot.rlag += text;
+        slot.rlag += text.length;
         slot.rpermitVer = slot.rver + 1; // the version this append makes
         slot.rsplit = null;
         appendVia(slot, REASONING, text, appendJudge, takeoverFail, true);

@@ -41,11 +41,11 @@ class Slot {
     this.rsplit = null; // { ver, head, tail } with head + tail === reasoning at rver
     // Go's standing answer that appending a non-empty delta without a line
     // break to section `rpermit` is a plain append (Edit.Permit), valid at
-    // version rpermitVer; rlag holds the deltas appended so since Go's
+    // version rpermitVer; rlag counts the units appended so since Go's
     // layout was at rlagFrom (editor-ops-api.js).
     this.rpermit = null;
     this.rpermitVer = -1;
-    this.rlag = '';
+    this.rlag = 0;
     this.rlagFrom = 0;
   }
   field(f) {

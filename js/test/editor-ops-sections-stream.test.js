@@ -26,7 +26,8 @@ function duck(reasoning) {
 }
 
 const IDS = ['a', 'b', ' a ', 'planner-0'];
-const DELTAS = ['x', 'abcd', 'tok ', '\n', 'a\n', '\n\n', '### [b]', '\n### [a] y\n', '##', '# [', 'z]', ''];
+const DELTAS = ['x', 'abcd', 'tok ', '\n', 'a\n', '\n\n', '### [b]', '\n### [a] y\n', '##', '# [', 'z]', '',
+  '\n#', '\n##', '\n### ', '[b]', '# [a]', ' [b] q'];
 
 const codeOf = (fn) => { try { fn(); return null; } catch (e) { return e.code; } };
 

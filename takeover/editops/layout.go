@@ -11,6 +11,12 @@ import (
 // text, it is kept up to date edit by edit (Apply), so a stream of section
 // ops costs O(delta) each instead of a copy and a scan of the whole
 // reasoning per op.
+//
+// The units are exact except for runs added by AppendPlain, which stand in
+// for text that holds no line break and cannot touch a header (appended
+// under a permit, AppendsAtEnd): every rule here reads only line breaks,
+// header lines and the units around a splice, which such runs never are,
+// and no edit takes its content from the layout.
 type Sections struct {
 	u     []uint16 // the value, owned
 	heads []int    // line starts beginning with "### [", ascending
@@ -37,6 +43,22 @@ func NewSections(r []uint16) *Sections {
 		s.tail++
 	}
 	return s
+}
+
+// AppendPlain appends n stand-in units (see Sections).
+func (s *Sections) AppendPlain(n int) {
+	m := len(s.u)
+	s.reserve(n)
+	s.u = s.u[:m+n]
+	clear(s.u[m:])
+}
+
+// reserve makes room for n more units, doubling: a streamed reasoning is
+// appended to thousands of times, and each copy is garbage for Go's GC.
+func (s *Sections) reserve(n int) {
+	if len(s.u)+n > cap(s.u) {
+		s.u = slices.Grow(s.u, max(n, len(s.u)))
+	}
 }
 
 // Len is the value's length.
@@ -114,6 +136,7 @@ func (s *Sections) Apply(splices []Splice) {
 			rest[k] += d
 		}
 		s.tail = s.tailAfter(sp)
+		s.reserve(d)
 		s.u = splice(s.u, sp.Start, sp.End, ins)
 		var found []int
 		for p := lo; p <= sp.Start+len(ins) && p <= len(s.u); p++ {

@@ -29,7 +29,8 @@ func (k *keeper) Keep(s *Sections, _ bool) {
 func TestO36_KeptLayoutMatchesRebuilt(t *testing.T) {
 	rng := rand.New(rand.NewSource(14))
 	ids := []string{"a", "b", "planner-0", " a "}
-	deltas := []string{"x", "abcd", "\n", "a\n", "\n\n", "### [b]", "\n### [a] y\n", "##", "# [", "z]", "\r", ""}
+	deltas := []string{"x", "abcd", "\n", "a\n", "\n\n", "### [b]", "\n### [a] y\n", "##", "# [", "z]", "\r", "", "\n#", "\n##", "\n### ", "[b]"}
+	plains := []string{"q", "# [x]", "[y]", " [", "### [w]", "b] t"}
 	fastHits, permits := 0, 0
 	defer func() {
 		if fastHits < 100 || permits < 100 {
@@ -105,7 +106,7 @@ func TestO36_KeptLayoutMatchesRebuilt(t *testing.T) {
 			if k.kept == nil {
 				continue // the op ended before it needed the layout
 			}
-			if !jsvalue.Equal(k.kept.u, value) || !slices.Equal(k.kept.heads, fresh.heads) || k.kept.tail != fresh.tail {
+			if len(k.kept.u) != len(value) || !slices.Equal(k.kept.heads, fresh.heads) || k.kept.tail != fresh.tail {
 				t.Fatalf("round %d step %d: kept heads %v tail %d, rebuilt %v %d, value %q", round, step, k.kept.heads, k.kept.tail, fresh.heads, fresh.tail, jsvalue.GoString(value))
 			}
 			// A permit's promise: any non-empty delta without a line break,
@@ -116,19 +117,30 @@ func TestO36_KeptLayoutMatchesRebuilt(t *testing.T) {
 					continue
 				}
 				permits++
-				probe := S("### [z] ]")
-				e, err := AppendToReasoningSection(CoreHandle, B(jsvalue.GoString(value)), S(id), probe)
-				n := len(value)
-				if err != nil || len(e.Splices) != 1 || e.Splices[0].Start != n || e.Splices[0].End != n {
-					t.Fatalf("round %d step %d: permit for %q broken: %+v", round, step, id, e)
-				}
-				after := NewSections(Apply(value, e.Splices))
-				if !after.AppendsAtEnd(sid) {
-					t.Fatalf("round %d step %d: a permit must survive its own append", round, step)
+				for _, probe := range plains {
+					e, err := AppendToReasoningSection(CoreHandle, B(jsvalue.GoString(value)), S(id), S(probe))
+					n := len(value)
+					if err != nil || len(e.Splices) != 1 || e.Splices[0].Start != n || e.Splices[0].End != n {
+						t.Fatalf("round %d step %d: permit for %q broken by %q: %+v", round, step, id, probe, e)
+					}
+					after := NewSections(Apply(value, e.Splices))
+					if !after.AppendsAtEnd(sid) || !slices.Equal(after.heads, fresh.heads) {
+						t.Fatalf("round %d step %d: %q after a permit for %q made a header or lost the permit", round, step, probe, id)
+					}
 				}
 			}
 			if e1.Split != 0 && !jsvalue.Equal(value[e1.Split:], slices.Repeat([]uint16{'\n'}, len(value)-e1.Split)) {
 				t.Fatalf("round %d step %d: split %d leaves more than the trailing line breaks", round, step, e1.Split)
+			}
+			// The facade's own appends under a permit: Go gets the length.
+			for _, id := range ids {
+				sid := jsvalue.Trim(jsvalue.U(id))
+				if rng.Intn(2) == 0 && k.kept.AppendsAtEnd(sid) {
+					d := jsvalue.U(plains[rng.Intn(len(plains))])
+					value = append(slices.Clone(value), d...)
+					k.kept.AppendPlain(len(d))
+					k.u = value
+				}
 			}
 		}
 	}

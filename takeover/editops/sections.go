@@ -191,10 +191,11 @@ func AppendToReasoningSection(h HandleKind, reasoning Buffer, id, delta jsvalue.
 // AppendsAtEnd reports whether appending any non-empty delta without a
 // line break to section sid is, on this value, the append of that delta
 // and leaves the same true of the result: the section is the last one, its
-// body is not empty and runs to the end of the text, and the text does not
-// end in a line break (so the delta cannot start a line, and so cannot
-// start a header). A facade may then make such appends itself and hand the
-// deltas over later (Edit.Permit).
+// body is not empty and runs to the end of the text, the text does not end
+// in a line break (so the delta cannot start a line), and its last line is
+// not a beginning of "### [" that the delta could complete into a header.
+// A facade may then make such appends itself and hand over only their
+// length later (Edit.Permit, AppendPlain).
 func (s *Sections) AppendsAtEnd(sid []uint16) bool {
 	k := s.find(sid)
 	if k < 0 || k != len(s.heads)-1 {
@@ -202,7 +203,20 @@ func (s *Sections) AppendsAtEnd(sid []uint16) bool {
 	}
 	n := s.Len()
 	he := s.lineEnd(s.heads[k])
-	return he >= 0 && n > he+1 && s.u[n-1] != '\n'
+	if he < 0 || n <= he+1 || s.u[n-1] == '\n' {
+		return false
+	}
+	ls := max(0, n-len(headerMark))
+	for i := n - 1; i >= ls; i-- {
+		if s.u[i] == '\n' {
+			ls = i + 1
+			break
+		}
+	}
+	if n-ls >= len(headerMark) {
+		return true // the line's first five units are there, and no mark
+	}
+	return !jsvalue.Equal(s.u[ls:n], headerMark[:n-ls])
 }
 
 func appendToSection(r *Sections, sid []uint16, delta jsvalue.Value) Edit {

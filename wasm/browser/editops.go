@@ -46,17 +46,17 @@ func newOpsEdge(fx js.Value) { opsFx = opsEdge{units: fx.Get("units"), indexOf: 
 // the JS string itself (editops.Indexer).
 type jsBuffer struct{ n int }
 
-// catchUp hands the kept layout the deltas the facade appended on its own
-// under a permit (Edit.Permit): lag, appended since version lagFrom, makes
-// the layout stand for version ver. The facade sends a lag only when
-// nothing else wrote the reasoning in between.
-func catchUp(h *takeover.Handle, lagFrom, ver float64, lag jsvalue.Value) {
+// catchUp tells the kept layout about the deltas the facade appended on its
+// own under a permit (Edit.Permit): lag units appended since version
+// lagFrom make the layout stand for version ver. Their content cannot
+// matter (Sections.AppendPlain), so only their length crosses. The facade
+// sends a lag only when nothing else wrote the reasoning in between.
+func catchUp(h *takeover.Handle, lagFrom, ver float64, lag int) {
 	k, ok := h.OpsState.(*keptSections)
-	if !ok || lag.Kind != jsvalue.String || k.ver != lagFrom {
+	if !ok || lag <= 0 || k.ver != lagFrom {
 		return
 	}
-	n := k.s.Len()
-	k.s.Apply([]editops.Splice{{Start: n, End: n, Ins: lag}})
+	k.s.AppendPlain(lag)
 	k.ver = ver
 }
 
@@ -143,8 +143,7 @@ func eoOp(op, n int32) (st int32) {
 	kind := editops.HandleKind(d.Unit())
 	buf := jsBuffer{n: int(d.F64())}
 	ref, ver := int32(d.F64()), d.F64() // an open core handle's id and reasoning version, or 0
-	lagFrom := d.F64()
-	lag, _ := d.View()
+	lagFrom, lag := d.F64(), int(d.F64())
 	reasoning := editops.Buffer(buf)
 	if h := kernel.Get(ref); kind == editops.CoreHandle && h != nil {
 		catchUp(h, lagFrom, ver, lag)
@@ -285,8 +284,7 @@ func eoSectionAppend(id int32, ver float64, n int32) (st int32) {
 	// an error's details name the arguments by their refs.
 	sid, _ := d.View()
 	delta, _ := d.View()
-	lagFrom := d.F64()
-	lag, _ := d.View()
+	lagFrom, lag := d.F64(), int(d.F64())
 	catchUp(h, lagFrom, ver, lag)
 	b := keptBuffer{jsBuffer{}, h, ver}
 	s := kept(h, ver)
