@@ -49,6 +49,10 @@ func (e *fzEdge) Pull(h *Handle, f Field, n int) []uint16 {
 	}
 	return s[:n]
 }
+func (e *fzEdge) KeepsPrefix(h *Handle) bool {
+	b := e.bufs[h.ID]
+	return jsvalue.HasPrefix(b.text, b.origText)
+}
 func (e *fzEdge) StartTimer(h *Handle, ms float64, token uint32) bool {
 	e.timers[h.ID] = token
 	return false
@@ -125,7 +129,7 @@ func FuzzKernel(f *testing.F) {
 					interval = jsvalue.Num(-1) // refused
 				}
 				h, err := k.Create(&CreateOpts{Opts: jsvalue.Opaque(jsvalue.Object, 1), GenerationType: jsvalue.ASCII(gen.String()),
-					OriginalText: jsvalue.Str(orig), OriginalReasoning: jsvalue.Undef(), FlushIntervalMs: interval,
+					OriginalText: jsvalue.Str(orig), OriginalTextLen: len(orig), OriginalReasoning: jsvalue.Undef(), FlushIntervalMs: interval,
 					Owner: jsvalue.Undef(), SettleOnAbort: jsvalue.Bool(arg&0x10 != 0), Signal: SignalGiven, SignalAborted: arg&0x20 != 0, Now: now})
 				if arg&0x80 != 0 {
 					if err == nil || h != nil {
