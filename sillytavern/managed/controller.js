@@ -81,8 +81,9 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
   let pollId = 0;
   const stats = { absorbed: 0, undone: 0, adopted: 0, rendered: 0, contentUpdates: 0, transients: 0, finishes: 0,
     resyncs: 0, clears: 0, opens: 0, maxMes: 0, lastError: null,
-    // Where time goes (performance.now): SillyTavern's renderer, and host frames in total.
-    renderMs: 0, frameMs: 0, frames: 0 };
+    // Where time goes (performance.now): SillyTavern's renderer, the fix-ups
+    // after host writes, and host frames in total.
+    renderMs: 0, frameMs: 0, fixupMs: 0, frames: 0 };
   const now = () => globalThis.performance?.now() ?? 0;
 
   // Before the host exists: our observer must be notified before the host's
@@ -193,32 +194,9 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
     if (state === 'open') {
       const t = now();
       fixups(before, mirror);
-      keepFollowing();
-      stats.fixupMs = (stats.fixupMs ?? 0) + now() - t;
+      stats.fixupMs += now() - t;
     }
     mo.takeRecords();
-  }
-
-  // At the real bottom of #chat the view follows the tail. The host decides
-  // following from its last written layout (C87), so content that shrank
-  // under a following view (an image or a runtime settling to its height)
-  // makes the browser clamp scrollTop, which the host takes for a gesture
-  // that ended above its stale end. The DOM's own scroll height is honest
-  // (spacers plus real roots), so it settles the question.
-  // Checked only when following was just lost: reading the scroll height
-  // right after a commit forces a layout, which is not worth a frame.
-  let rescuing = false;
-  let wasFollowing = false;
-  function keepFollowing() {
-    if (rescuing || host === null) return;
-    const s = host.snapshot();
-    const lost = wasFollowing && !s.followingTail;
-    wasFollowing = s.followingTail;
-    if (!lost || s.state !== 'settled' || s.mounted.length === 0) return;
-    if (root.scrollTop + root.clientHeight < root.scrollHeight - 2) return;
-    rescuing = true;
-    try { call(() => host.scrollToEnd()); } finally { rescuing = false; }
-    wasFollowing = true;
   }
 
   function readMirror() {

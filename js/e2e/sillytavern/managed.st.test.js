@@ -184,6 +184,14 @@ test('a 10,000-message chat opens bounded (C73, C146)', async () => {
   assert.equal(s.followingTail, true);
   assert.equal(s.fault, null);
   assert.equal(await page.evaluate(() => document.getElementById('show_more_messages')), null);
+  // Runtime frames and avatars settle to their heights after the open: the
+  // view still follows, at the real bottom (C87).
+  await page.waitForTimeout(2000);
+  assert.equal((await snapshot()).followingTail, true);
+  assert.ok(await page.evaluate(() => {
+    const c = document.getElementById('chat');
+    return c.scrollTop + c.clientHeight >= c.scrollHeight - 2;
+  }), 'at the real bottom');
 });
 
 test('scroll across the whole chat, jump with /chat-jump, back with "to the end": the DOM stays bounded', async () => {
