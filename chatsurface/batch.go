@@ -153,19 +153,32 @@ type Child struct {
 // Read names a queued read; its value is valid after the batch ran.
 type Read int
 
+//go:noinline
 func (b *Batch) op(code uint16) { b.cmd = append(b.cmd, code) }
-func (b *Batch) unit(u uint16)  { b.cmd = append(b.cmd, u) }
-func (b *Batch) node(n Node)    { b.cmd = append(b.cmd, uint16(uint32(n)), uint16(uint32(n)>>16)) }
-func (b *Batch) u32(v uint32)   { b.cmd = append(b.cmd, uint16(v), uint16(v>>16)) }
+
+//go:noinline
+func (b *Batch) unit(u uint16) { b.cmd = append(b.cmd, u) }
+
+//go:noinline
+func (b *Batch) node(n Node) { b.cmd = append(b.cmd, uint16(uint32(n)), uint16(uint32(n)>>16)) }
+
+//go:noinline
+func (b *Batch) u32(v uint32) { b.cmd = append(b.cmd, uint16(v), uint16(v>>16)) }
+
+//go:noinline
 func (b *Batch) f64(f float64) {
 	x := math.Float64bits(f)
 	b.cmd = append(b.cmd, uint16(x), uint16(x>>16), uint16(x>>32), uint16(x>>48))
 }
+
+//go:noinline
 func (b *Batch) str(s string) {
 	u := jsvalue.FromWTF8(s)
 	b.u32(uint32(len(u)))
 	b.cmd = append(b.cmd, u...)
 }
+
+//go:noinline
 func (b *Batch) read(k readKind, n uint8) Read {
 	b.reads = append(b.reads, readSpec{k, n})
 	return Read(len(b.reads) - 1)

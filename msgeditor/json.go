@@ -272,6 +272,12 @@ func Quote(s string) string {
 	b = append(b, '"')
 	for i := 0; i < len(s); {
 		c := s[i]
+		if c == 0xED && i+2 < len(s) && s[i+1] >= 0xA0 { // a lone surrogate (WTF-8): \uXXXX
+			u := uint16(c&0x0F)<<12 | uint16(s[i+1]&0x3F)<<6 | uint16(s[i+2]&0x3F)
+			b = append(b, '\\', 'u', hexd[u>>12], hexd[u>>8&15], hexd[u>>4&15], hexd[u&15])
+			i += 3
+			continue
+		}
 		if c >= 0x80 {
 			r, n := utf8.DecodeRuneInString(s[i:])
 			if r == utf8.RuneError && n == 1 {

@@ -11,6 +11,7 @@ import (
 	"syscall/js"
 
 	"tavern-core/bridge"
+	msgdom "tavern-core/msgeditor/domjs"
 )
 
 func main() {
@@ -21,7 +22,7 @@ func main() {
 	takeoverFx = newTakeoverEdge(boot.Get("takeover"))
 	newOpsEdge(boot.Get("ops"))
 	newSurfaceEdge(boot.Get("chatSurface"))
-	newEditorEdge(boot.Get("editor"))
+	msgdom.Install(boot.Get("editor"))
 	boot.Call("ready")
 	select {}
 }

@@ -1,23 +1,24 @@
 //go:build js && wasm
 
-package main
+// Package domjs is the message editor widget's DOM edge (spec S90–S98):
+// msgeditor decides everything; this draws its RowViews into the host's
+// transcript and turns DOM events into widget inputs. Per-call cost does not
+// matter here (a click, a key, a state answer), so it talks to the DOM
+// through syscall/js directly (elem.go), with user text crossing exactly
+// (bridge.String, bridge.Text).
+package domjs
 
 import (
 	"strconv"
 	"syscall/js"
-
-	"honnef.co/go/js/dom/v2"
 
 	"tavern-core/apierr"
 	"tavern-core/bridge"
 	"tavern-core/msgeditor"
 )
 
-// The message editor widget's DOM edge (spec S90–S98). msgeditor decides
-// everything; this file draws its RowViews into the host's transcript with
-// dom/v2 and turns DOM events into widget inputs. js/message-editor.js is
-// the facade: it sends the HTTP requests Go asks for (fetch) and hands the
-// answers back.
+// js/message-editor.js is the facade: it sends the HTTP requests Go asks for
+// (fetch) and hands the answers back.
 //
 // Host contract: every transcript row is an element inside the mount root
 // with data-seq="{seq}" (the original event's seq), holding its text in a
@@ -41,7 +42,8 @@ type editorEdge struct {
 
 var editor *editorEdge
 
-func newEditorEdge(boot js.Value) {
+// Install puts mount on the loader's boot object for js/message-editor.js.
+func Install(boot js.Value) {
 	if boot.IsUndefined() || boot.IsNull() {
 		return
 	}
@@ -115,7 +117,7 @@ func (e *editorEdge) mount(args []js.Value) any {
 	}
 	add("refresh", func([]js.Value) any { m.do(m.w.Refresh()); return nil })
 	add("response", func(a []js.Value) any {
-		m.do(m.w.Response(a[0].Int(), a[1].Int(), a[2].String()))
+		m.do(m.w.Response(a[0].Int(), a[1].Int(), bridge.WTF8(a[2])))
 		return nil
 	})
 	add("call", func(a []js.Value) any {
@@ -128,7 +130,7 @@ func (e *editorEdge) mount(args []js.Value) any {
 		hasText := a[2].Type() == js.TypeString
 		text := ""
 		if hasText {
-			text = a[2].String()
+			text = bridge.WTF8(a[2]) // the user's text, exactly
 		}
 		m.do(m.w.Call(a[0].String(), a[1].Int(), text, hasText, remove, a[4].Int()))
 		return nil
@@ -153,18 +155,6 @@ func (m *editorMount) listenOn(target js.Value, typ string, f func(js.Value)) {
 	target.Call("addEventListener", typ, fn)
 	m.funcs = append(m.funcs, fn)
 	m.unlisten = append(m.unlisten, func() { target.Call("removeEventListener", typ, fn) })
-}
-
-// elem is dom/v2's basic element, built directly: dom.WrapElement's
-// constructor switch (and the Element interface's method set) would link
-// all of dom/v2 — measured at ~180 KB brotli.
-type elem = dom.BasicHTMLElement
-
-func wrapEl(v js.Value) *elem {
-	if !v.Truthy() {
-		return nil
-	}
-	return &elem{BasicElement: &dom.BasicElement{BasicNode: &dom.BasicNode{Value: v}}}
 }
 
 func queryAll(root *elem, sel string) []*elem {
@@ -273,7 +263,7 @@ func (m *editorMount) onClick(ev js.Value) {
 
 func (m *editorMount) syncDraft(seq int) {
 	if r := m.rows[seq]; r != nil && r.textarea != nil {
-		m.w.SetDraft(seq, r.textarea.Underlying().Get("value").String())
+		m.w.SetDraft(seq, bridge.WTF8(r.textarea.Underlying().Get("value")))
 	}
 }
 
