@@ -52,7 +52,7 @@ $(JS)/node_modules/.package-lock.json: $(JS)/package.json $(JS)/package-lock.jso
 # proxy serves it; `go run pkg@v` cannot build for the host while GOOS=js).
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(HOME)/.cache/tavern-core/bin/staticcheck-$(STATICCHECK_VERSION)
-JS_PKGS := ./bridge/... ./wasm/... ./chatsurface/domjs/...
+JS_PKGS := ./bridge/... ./wasm/... ./chatsurface/domjs/... ./msgeditor/domjs/...
 
 $(STATICCHECK):
 	mkdir -p $(dir $@)
