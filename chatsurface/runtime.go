@@ -1,7 +1,5 @@
 package chatsurface
 
-import "sort"
-
 // hostAdmission connects the admission component to the DOM and JS (C63, C67).
 type hostAdmission struct{ h *Host }
 
@@ -102,12 +100,13 @@ func (e hostAdmission) order(list []*Candidate) ([]*Candidate, error) {
 		}
 		ks[i] = keyed{c, gap, d}
 	}
-	sort.SliceStable(ks, func(i, j int) bool {
-		if ks[i].gap != ks[j].gap {
-			return ks[i].gap < ks[j].gap
+	// A stable insertion sort: the list is the demanded candidates (a few
+	// dozen), and a generic sort costs the module ~10 KB.
+	for i := 1; i < len(ks); i++ {
+		for j := i; j > 0 && (ks[j].gap < ks[j-1].gap || ks[j].gap == ks[j-1].gap && ks[j].dist < ks[j-1].dist); j-- {
+			ks[j], ks[j-1] = ks[j-1], ks[j]
 		}
-		return ks[i].dist < ks[j].dist
-	})
+	}
 	out := make([]*Candidate, len(ks))
 	for i, k := range ks {
 		out[i] = k.c

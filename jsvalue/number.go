@@ -37,7 +37,7 @@ func NumberString(f float64) string {
 			digits = append(digits, mant[i])
 		}
 	}
-	x, _ := strconv.Atoi(expPart)
+	x, _ := Decimal(expPart)
 	k, n := len(digits), x+1
 	var out []byte
 	switch {
@@ -66,4 +66,28 @@ func NumberString(f float64) string {
 		out = strconv.AppendInt(out, int64(n-1), 10)
 	}
 	return sign + string(out)
+}
+
+// Decimal reads a decimal integer: an optional sign and digits, nothing
+// else. (strconv.Atoi would link its error type, which quotes with the
+// Unicode tables, into the browser module.)
+func Decimal(s string) (int, bool) {
+	neg := false
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		neg, s = s[0] == '-', s[1:]
+	}
+	if s == "" || len(s) > 18 {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
 }

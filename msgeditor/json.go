@@ -2,7 +2,7 @@ package msgeditor
 
 import (
 	"errors"
-	"strconv"
+	"math"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -184,8 +184,8 @@ func (p *parser) value(depth int) (*Value, error) {
 		for j < len(p.s) && (p.s[j] == '-' || p.s[j] == '+' || p.s[j] == '.' || p.s[j] == 'e' || p.s[j] == 'E' || (p.s[j] >= '0' && p.s[j] <= '9')) {
 			j++
 		}
-		n, err := strconv.ParseFloat(p.s[p.i:j], 64)
-		if err != nil || j == p.i {
+		n, ok := number(p.s[p.i:j])
+		if !ok {
 			return nil, errSyntax
 		}
 		p.i = j
@@ -197,8 +197,98 @@ func hex4(s string) (rune, bool) {
 	if len(s) < 4 {
 		return 0, false
 	}
-	n, err := strconv.ParseUint(s[:4], 16, 32)
-	return rune(n), err == nil
+	var r rune
+	for i := 0; i < 4; i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// number reads a JSON number (RFC 8259 grammar). Integers of up to 15
+// digits, which is every number the route sends (seqs, counts, times), are
+// exact; others are within a unit in the last place. (strconv.ParseFloat
+// would link its error type and the Unicode tables into the module.)
+func number(s string) (float64, bool) {
+	i := 0
+	neg := i < len(s) && s[i] == '-'
+	if neg {
+		i++
+	}
+	var mant uint64
+	digits, exp := 0, 0
+	start := i
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		if digits < 19 {
+			mant = mant*10 + uint64(s[i]-'0')
+			digits++
+		} else {
+			exp++
+		}
+		i++
+	}
+	if i == start || (s[start] == '0' && i-start > 1) {
+		return 0, false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		f := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			if digits < 19 {
+				mant = mant*10 + uint64(s[i]-'0')
+				digits++
+				exp--
+			}
+			i++
+		}
+		if i == f {
+			return 0, false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		sign := 1
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			if s[i] == '-' {
+				sign = -1
+			}
+			i++
+		}
+		e, f := 0, i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			if e < 10000 {
+				e = e*10 + int(s[i]-'0')
+			}
+			i++
+		}
+		if i == f {
+			return 0, false
+		}
+		exp += sign * e
+	}
+	if i != len(s) {
+		return 0, false
+	}
+	v := float64(mant)
+	switch {
+	case exp > 0:
+		v *= math.Pow10(exp)
+	case exp < 0:
+		v /= math.Pow10(-exp)
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
 }
 
 func (p *parser) str() (string, error) {

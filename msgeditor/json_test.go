@@ -18,3 +18,17 @@ func TestQuoteEscapesLoneSurrogates(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The route's numbers: integers exact, the JSON grammar enforced.
+func TestNumbers(t *testing.T) {
+	for s, want := range map[string]float64{"0": 0, "-12": -12, "1700000000123": 1700000000123, "2.5": 2.5, "1e3": 1000, "-0.125E+1": -1.25} {
+		if v, err := Parse(s); err != nil || v.N != want {
+			t.Errorf("%s: %v %v", s, v, err)
+		}
+	}
+	for _, s := range []string{"01", "1.", ".5", "-", "1e", "+1", "0x10", "1.2.3"} {
+		if _, err := Parse(s); err == nil {
+			t.Errorf("%s parsed", s)
+		}
+	}
+}

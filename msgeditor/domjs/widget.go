@@ -14,6 +14,7 @@ import (
 
 	"tavern-core/apierr"
 	"tavern-core/bridge"
+	"tavern-core/jsvalue"
 	"tavern-core/msgeditor"
 )
 
@@ -214,8 +215,7 @@ func (m *editorMount) onMutation() {
 }
 
 func seqOf(el *elem) (int, bool) {
-	n, err := strconv.Atoi(el.GetAttribute("data-tc-seq"))
-	return n, err == nil
+	return jsvalue.Decimal(el.GetAttribute("data-tc-seq"))
 }
 
 func (m *editorMount) target(ev js.Value) (*elem, string, int, bool) {
@@ -331,14 +331,14 @@ func (m *editorMount) render() {
 	m.renderBanner()
 	parts := map[int][]js.Value{}
 	for _, el := range queryAll(m.root, "[data-seq-part]") {
-		if seq, err := strconv.Atoi(el.GetAttribute("data-seq-part")); err == nil {
+		if seq, ok := jsvalue.Decimal(el.GetAttribute("data-seq-part")); ok {
 			parts[seq] = append(parts[seq], el.Underlying())
 		}
 	}
 	seen := map[int]bool{}
 	for _, el := range queryAll(m.root, "[data-seq]") {
-		seq, err := strconv.Atoi(el.GetAttribute("data-seq"))
-		if err != nil || seen[seq] {
+		seq, ok := jsvalue.Decimal(el.GetAttribute("data-seq"))
+		if !ok || seen[seq] {
 			continue // one element per row; later duplicates are ignored
 		}
 		seen[seq] = true
