@@ -89,18 +89,15 @@ func (b *bounded) unmark(h *Host) {
 // that left chat[] are dropped (C85). O(count) numeric work only (C146).
 func (b *bounded) restructure(h *Host) {
 	sizes := make([]float64, len(h.ids))
-	for i, id := range h.ids {
-		if s, ok := b.sizes[id]; ok {
+	for i := range sizes {
+		sizes[i] = EstimatedSize
+	}
+	// O(measured) lookups, not O(count): few messages have been measured.
+	for id, s := range b.sizes {
+		if i, ok := h.index[id]; ok {
 			sizes[i] = s
 		} else {
-			sizes[i] = EstimatedSize
-		}
-	}
-	if len(b.sizes) > 0 {
-		for id := range b.sizes {
-			if _, ok := h.index[id]; !ok {
-				delete(b.sizes, id)
-			}
+			delete(b.sizes, id)
 		}
 	}
 	b.layout = NewLayout(sizes, b.layout.Metrics())

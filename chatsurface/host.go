@@ -404,7 +404,8 @@ func (h *Host) reset() error {
 	h.fault = nil
 	h.state = StateInactive
 	h.committed = false
-	h.ids, h.index = nil, nil
+	h.ids = nil
+	clear(h.index) // kept for the next epoch's passes
 	clear(h.transient)
 	return nil
 }

@@ -195,8 +195,11 @@ func (h *Host) swapContent(r *residency, staging Node, prepared bool) error {
 				return fail(ReasonContentPreparation, err)
 			}
 		}
-		if err := h.checkDetachedItems([]detached{{content: staging, claims: claims}}); err != nil {
-			return fail(ReasonContentPreparation, err)
+		// C40: only a prepareContent hook sees the staging element.
+		if h.reg.preparers() > 0 {
+			if err := h.checkDetachedItems([]detached{{content: staging, claims: claims}}); err != nil {
+				return fail(ReasonContentPreparation, err)
+			}
 		}
 	}
 	old := r.lease

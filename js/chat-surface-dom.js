@@ -101,6 +101,10 @@ export function element(v) {
   }
 }
 
+// Computed lengths by style signature (SurfaceDOM.apply), for the page: a
+// new host on the same page sees the same CSS.
+const styles = new Map();
+
 // Results are collected here, then copied into Go's buffer at once.
 let res = new Uint16Array(1024);
 let rp = 0;
@@ -146,7 +150,7 @@ export class SurfaceDOM {
     this.onScroll = () => events.scroll();
     this.onScrollEnd = () => events.scrollend();
     this.listening = null;
-    this.margins = new Map(); // style signature → computed lengths
+    this.margins = styles; // style signature → computed lengths, page-wide
   }
 
   node(id) {

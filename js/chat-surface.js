@@ -6,6 +6,7 @@
 // values Go names by ref, creates AbortControllers, frozen contexts and
 // Error objects, and runs frames and timers through the host's scheduler.
 import { sharedCore } from './core.js';
+import { kindOf } from './codec.js';
 import * as DOM from './chat-surface-dom.js';
 import { SURFACE_EVENT as EVENT, SURFACE_OP as OP, SURFACE_START as START, SURFACE_CLASS, SURFACE_LIMIT, RESULT, RESULT_LAYOUT } from './protocol.js';
 
@@ -118,7 +119,7 @@ function lengthOf(list) {
   return n > 0 ? Math.min(n, Number.MAX_SAFE_INTEGER) : 0;
 }
 // The structural pass (fast lane): ids written into Go's buffer, two units
-// each; the buffer grows only as entries prove to be objects. -1:
+// each. -1:
 // chat[fx.bad] is not an object; -2: the host threw; -3: the length fx.bad
 // is over the limit, so Go allocates nothing for it (C146).
 fx.messages = (h) => {
@@ -127,13 +128,11 @@ fx.messages = (h) => {
   let n;
   try { list = H.getMessages.call(undefined); n = lengthOf(list); } catch (e) { recordThrow(e); return -2; }
   if (n > SURFACE_LIMIT.MAX_MESSAGES) { fx.bad = n; return -3; }
-  let cap = Math.min(2 * n, 8192);
-  let u = core.view(cap);
+  const u = core.view(2 * n); // n is within the limit: the room is bounded
   for (let i = 0; i < n; i++) {
     let m;
     try { m = list[i]; } catch (e) { recordThrow(e); return -2; }
     if (!isObject(m)) { fx.bad = i; return -1; }
-    if (2 * i + 2 > cap) { cap = Math.min(2 * cap, 2 * n); u = core.view(cap); }
     const id = idOf(m);
     u[2 * i] = id & 0xffff;
     u[2 * i + 1] = id >>> 16;
@@ -243,7 +242,6 @@ fx.newRequest = (h, id, mesid) => {
   requests.set(sig, m);
   return sig;
 };
-fx.text = (addr, n) => core.string(addr, n);
 const ctxs = new Map(); // signal id → the request's one frozen ctx (C116)
 const bases = new Map(); // processor call token → its renderBase Promise's resolvers
 // One layer of one request: prepare(ctx, renderBase). Its outcome goes back
@@ -262,22 +260,32 @@ fx.callProcessor = (h, token, prepare, msg, mesid, sig) => {
     base = new Promise((res, rej) => { resolve = res; reject = rej; });
     base.catch(() => {}); // handled: a processor may ignore a failed base
     bases.set(token, { resolve, reject });
-    if (!check(fx.renderBase(h, token))) bases.delete(token);
+    const first = core.ex.cs_render_base(h, token);
+    if (first < 0) throw core.takeError({ internal: Error });
+    if (first === 0) bases.delete(token);
     return base;
   };
   let r;
   try { r = refs.get(prepare).call(undefined, ctx, renderBase); } catch (e) { r = Promise.reject(e); }
   Promise.resolve(r).then(
-    (v) => { bases.delete(token); check(fx.processorDone(h, token, v)); },
-    (e) => { bases.delete(token); recordThrow(e); check(fx.processorFailed(h, token)); },
+    (v) => {
+      bases.delete(token);
+      const s = typeof v === 'string';
+      processed(core.ex.cs_processor_done(h, token, kindOf(v), s ? core.writeStr(v) : 0));
+    },
+    (e) => { bases.delete(token); recordThrow(e); processed(core.ex.cs_processor_failed(h, token)); },
   );
 };
+// v is the error, or the length of the base's HTML in Go's buffer.
 fx.settleBase = (token, isErr, v) => {
   const b = bases.get(token);
   if (b === undefined) return;
   bases.delete(token);
-  if (isErr) b.reject(v); else b.resolve(v);
+  if (isErr) b.reject(v); else b.resolve(core.string(core.ex.tc_buf(v), v));
 };
+// A contained panic in a processor's call into Go has faulted the host;
+// there is no caller to throw to, so its record is dropped.
+const processed = (st) => { if (st !== 0) core.ex.tc_err(); };
 // Promises Go settles by wait id: open()/render(), finishContent, refresh().
 const waits = new Map();
 let nextWait = 0;

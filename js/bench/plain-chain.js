@@ -3,16 +3,21 @@
 // processors chained in registration order (earliest outermost) with a
 // memoised renderBase per layer, one frozen ctx per request, one global FIFO
 // queue, results cached per message object under the C121 version and the
-// base HTML, aborts on supersede and refresh, errors wrapped per layer, and a
-// result written only while its request is current. No leases, participants
-// or faults: what a page would write by hand.
+// base HTML (normalised through an innerHTML round trip, C51/C117, as the
+// cache compares it), aborts on supersede and refresh, errors wrapped per
+// layer, a changed message after a layer refused (C119), and a result written
+// only while its request is current. No leases, participants or faults: what
+// a page would write by hand.
 const versionOf = (m) => JSON.stringify([m.mes, m.swipe_id ?? 0, m.extra?.display_text, m.name, m.is_user, m.is_system, m.role]);
 
 export function createPlainChain({ processors, formatMessage, getMessages }) {
   const cache = new Map(); // message object → entry
   let tail = Promise.resolve();
 
-  function runChain(ctx, base) {
+  const scratch = document.createElement('div');
+  const normalised = (html) => { scratch.innerHTML = html; const s = scratch.innerHTML; scratch.replaceChildren(); return s; };
+
+  function runChain(ctx, base, version) {
     const layer = (i) => {
       if (i === processors.length) return Promise.resolve(base);
       const p = processors[i];
@@ -22,6 +27,7 @@ export function createPlainChain({ processors, formatMessage, getMessages }) {
       try { r = p.prepare(ctx, renderBase); } catch (e) { r = Promise.reject(e); }
       return Promise.resolve(r).then((v) => {
         if (typeof v !== 'string') throw new TypeError('prepare must return an HTML string');
+        if (versionOf(ctx.message) !== version) throw new Error(`content processor ${p.id} changed message ${ctx.mesid} after renderBase`);
         return v;
       }).catch((cause) => {
         throw new Error(`content processor ${p.id} failed for message ${ctx.mesid}`, { cause });
@@ -38,7 +44,7 @@ export function createPlainChain({ processors, formatMessage, getMessages }) {
   function prepare(el, mesid) {
     const message = getMessages()[mesid];
     const text = el.querySelector('.mes_text');
-    const base = formatMessage(message, mesid);
+    const base = normalised(formatMessage(message, mesid));
     const version = versionOf(message);
     const old = cache.get(message);
     if (old && !old.ctrl.signal.aborted && old.version === version && old.base === base && (old.result !== undefined || old.mesid === mesid)) {
@@ -53,7 +59,7 @@ export function createPlainChain({ processors, formatMessage, getMessages }) {
     const ctx = Object.freeze({ message, mesid, signal: entry.ctrl.signal });
     entry.done = tail = tail.then(() => {
       if (entry.ctrl.signal.aborted) return undefined;
-      return runChain(ctx, base).then((html) => {
+      return runChain(ctx, base, version).then((html) => {
         if (!current(entry, message)) return;
         entry.result = html;
         if (el.isConnected) { text.innerHTML = html; text.removeAttribute('aria-busy'); }

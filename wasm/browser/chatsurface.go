@@ -90,9 +90,6 @@ func newSurfaceEdge(fx js.Value) {
 	set("claim", e.claim)
 	set("processor", e.processor)
 	set("finish", e.finish)
-	set("renderBase", e.renderBase)
-	set("processorDone", e.processorDone)
-	set("processorFailed", e.processorFailed)
 	set("refresh", e.refresh)
 	set("tables", e.tables)
 	set("startup", e.startup)
@@ -273,6 +270,9 @@ func (e *surfaceEdge) exit(s *surfaceHost) {
 		return
 	}
 	e.depth = 0
+	if len(e.thrown) == 0 && len(e.memo) == 0 {
+		return // nothing to let go of (the common case)
+	}
 	keep := map[chatsurface.Ref]bool{}
 	live := map[*chatsurface.Error]bool{}
 	var mark func(err error)
@@ -497,40 +497,56 @@ func (e *surfaceEdge) finish(a []js.Value) any {
 	return nil
 }
 
-// renderBase is renderBase() of processor call a[1] on host a[0] (C115).
-func (e *surfaceEdge) renderBase(a []js.Value) any {
-	first := false
-	e.event(a[0].Int(), func(s *surfaceHost) { first = s.h.RenderBase(chatsurface.Token(a[1].Int())) })
-	return first
-}
+// The content processors' calls into Go run per layer of every request, so
+// they take the fast lane (no js.Value per call).
 
-// processorDone delivers prepare's fulfilment value a[2] for call a[1].
-func (e *surfaceEdge) processorDone(a []js.Value) any {
-	e.event(a[0].Int(), func(s *surfaceHost) {
-		v, thrown := e.value(a[2], false)
-		if thrown != nil {
-			s.h.ProcessorFailed(chatsurface.Token(a[1].Int()), thrown)
-			return
+// cs_render_base is renderBase() of processor call token on host (C115):
+// 1 when the facade must make the Promise, 0 for the one made before.
+//
+//go:wasmexport cs_render_base
+func csRenderBase(host, token int32) (st int32) {
+	defer bridge.Contain(&st)
+	surface.event(int(host), func(s *surfaceHost) {
+		if s.h.RenderBase(chatsurface.Token(token)) {
+			st = 1
 		}
-		s.h.ProcessorDone(chatsurface.Token(a[1].Int()), v)
 	})
-	return nil
+	return st
 }
 
-// processorFailed delivers prepare's rejection, which the facade recorded.
-func (e *surfaceEdge) processorFailed(a []js.Value) any {
-	s := e.hosts[a[0].Int()]
+// cs_processor_done delivers prepare's fulfilment value for call token: its
+// kind (protocol KIND) and, for a string, its n units in the buffer.
+//
+//go:wasmexport cs_processor_done
+func csProcessorDone(host, token, kind, n int32) (st int32) {
+	defer bridge.Contain(&st)
+	v := chatsurface.Value{Type: chatsurface.TypeObject}
+	if jsvalue.Kind(kind) == jsvalue.String {
+		v = chatsurface.Str(jsvalue.WTF8(bridge.Buf()[:n]))
+	}
+	surface.event(int(host), func(s *surfaceHost) { s.h.ProcessorDone(chatsurface.Token(token), v) })
+	return bridge.OK
+}
+
+// cs_processor_failed delivers prepare's rejection, which the facade
+// recorded (tRef, tErr).
+//
+//go:wasmexport cs_processor_failed
+func csProcessorFailed(host, token int32) (st int32) {
+	defer bridge.Contain(&st)
+	e := surface
+	s := e.hosts[int(host)]
 	if s == nil || s.dom == nil {
 		e.call("release", e.fx.Get("tRef").Int())
 		if r := e.fx.Get("tErr").Int(); r != e.fx.Get("tRef").Int() {
 			e.call("release", r)
 		}
-		return nil
+		return bridge.OK
 	}
 	e.enter(s)
 	defer e.exit(s)
-	s.h.ProcessorFailed(chatsurface.Token(a[1].Int()), e.takeThrown())
-	return nil
+	s.h.ProcessorFailed(chatsurface.Token(token), e.takeThrown())
+	return bridge.OK
 }
 
 // ---- startChatSurfaceExtensions (C133–C139) ----
@@ -867,8 +883,8 @@ func (c *surfaceCallbacks) Dispose(r chatsurface.Ref) (chatsurface.Return, *chat
 func (c *surfaceCallbacks) Release(r chatsurface.Ref) { c.e.call("release", int(r)) }
 
 // Messages is the fast-lane structural pass: the facade writes the ids
-// into the shared buffer, two units each, growing it only as entries prove
-// to be objects, and stops at MaxMessages (C146).
+// into the shared buffer, two units each, once the length is within
+// MaxMessages (C146).
 func (c *surfaceCallbacks) Messages() chatsurface.Pass {
 	switch n := c.e.call("messages", c.host).Int(); {
 	case n == -1:
@@ -989,8 +1005,7 @@ func (c *surfaceCallbacks) SettleBase(token chatsurface.Token, html string, err 
 		c.e.call("settleBase", int(token), true, c.e.jsError(err))
 		return
 	}
-	n := bridge.Write(units(html))
-	c.e.call("settleBase", int(token), false, c.e.call("text", bridge.Addr(), n))
+	c.e.call("settleBase", int(token), false, bridge.Write(units(html))) // the facade reads the units
 }
 
 func (c *surfaceCallbacks) AbortRequest(s chatsurface.Signal) { c.e.call("abortRequest", int(s)) }
