@@ -30,6 +30,9 @@ export class Core {
     this.ops = null;
     this.takeoverHost = null;
     this.opsFx = null;
+    // Objects kept alive so that V8 keeps the shapes of the facades' hot
+    // classes across full GCs (takeover-api.js says why).
+    this.shapeAnchors = [new Decoder(this, new Uint16Array(0))];
   }
 
   /** A Uint16Array over the shared buffer, n units long (grown if needed). */
@@ -137,7 +140,7 @@ export class Core {
     return s;
   }
 
-  decoder(n) { return new Decoder(this, n); }
+  decoder(n) { return new Decoder(this, this.view(n)); }
 
   /** Read the pending error record and build the JS error (T6–T8). */
   takeError(classes) {
@@ -161,9 +164,9 @@ export class Core {
 }
 
 class Decoder {
-  constructor(core, n) {
+  constructor(core, u) {
     this.core = core;
-    this.u = core.view(n);
+    this.u = u;
     this.p = 0;
   }
   unit() { return this.u[this.p++]; }

@@ -265,6 +265,14 @@ export function createTakeoverApi(core) {
     get abortSignal() { return (this.#signal ??= new AbortController().signal); }
     static slotOf(h) { return h !== null && typeof h === 'object' && #slot in h ? h.#slot : undefined; }
   }
+  // One handle and slot live as long as the core, never handed out. V8
+  // keeps an object shape (map) only while an object uses it: once every
+  // handle has been collected, a full GC drops the shapes of handles and
+  // slots, which throws away the optimized code of every method that
+  // checks them ("weak objects" deopt), and the next handle's writes run
+  // unoptimized until V8 recompiles them. That was a generation started
+  // after a full GC: most of a 20,000-append stream (docs/takeover.md).
+  core.shapeAnchors.push(new MessageEditorHandle(new Slot('', ''), undefined));
 
   function makeHandle(st, text, reasoning, signal, owner) {
     const slot = new Slot(text, reasoning);
