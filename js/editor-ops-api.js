@@ -3,15 +3,13 @@
 // arguments, reads the handle's value, applies the returned pieces with one
 // setText/setReasoning through the handle, and runs pipeFrom's iteration.
 
-const OP = {
-  appendText: 0, appendReasoning: 1, insertAt: 2, replaceRange: 3, deleteRange: 4, applyPatch: 5,
-  patchBySemantic: 6, ensureSection: 7, appendToSection: 8, markSection: 9, checkPipe: 10, classifyChunk: 11,
-};
-const KIND = { NONE: 0, CORE: 1, DUCK: 2, DUCK_NON_STRING: 3 }; // editops.HandleKind
-// Read in this order by Go (wasm/browser/editops.go readPatch); oldString
-// and newString are Luker's newest spelling of find and replaceWith.
-const PATCH_FIELDS = ['kind', 'start', 'end', 'offset', 'text', 'find', 'replaceWith', 'occurrence', 'oldString', 'newString'];
-const REASONING = 1; // editops.Target
+import {
+  CLASS, EO_CHUNK, EO_HANDLE as KIND, EO_OP as OP, EO_PATCH_FIELD as PATCH_FIELDS, EO_PIPE, EO_TARGET, TK_FIELD, TK_WRITE,
+} from './protocol.js';
+
+// An edit's target doubles as the handle's field (EO_TARGET's values are
+// TK_FIELD's: a protocol test checks it).
+const REASONING = EO_TARGET.REASONING;
 
 export function createEditorOpsApi(core) {
   const ex = core.ex;
@@ -27,7 +25,7 @@ export function createEditorOpsApi(core) {
       this.details = details;
     }
   }
-  const classes = { 0: TakeoverError, 1: EditorOpsError, internal: EditorOpsError };
+  const classes = { [CLASS.TAKEOVER_ERROR]: TakeoverError, [CLASS.EDITOR_OPS_ERROR]: EditorOpsError, internal: EditorOpsError };
   const fail = () => core.takeError(classes);
 
   // The value Go may read during the op (Units / IndexOf).
@@ -177,7 +175,7 @@ export function createEditorOpsApi(core) {
 
   // On a core handle an append is one crossing that checks the argument
   // and writes (wasm/browser/editops.go eo_append).
-  const judges = [0, 1].map((field) => (ref, k, n) => ex.eo_append(ref, field, k, n));
+  const judges = [EO_TARGET.TEXT, EO_TARGET.REASONING].map((field) => (ref, k, n) => ex.eo_append(ref, field, k, n));
   function opAppend(op, field, h, text) {
     const slot = slotOf(h);
     if (slot === undefined) { textOp(op, h, [text], field === REASONING); return undefined; }
@@ -185,11 +183,11 @@ export function createEditorOpsApi(core) {
     if (field === REASONING) slot.rsplit = null;
     return undefined;
   }
-  const appendText = (h, text) => opAppend(OP.appendText, 0, h, text);
-  const appendReasoning = (h, text) => opAppend(OP.appendReasoning, REASONING, h, text);
-  const insertAt = (h, offset, text) => { textOp(OP.insertAt, h, [offset, text]); };
-  const replaceRange = (h, start, end, text) => { textOp(OP.replaceRange, h, [start, end, text]); };
-  const deleteRange = (h, start, end) => { textOp(OP.deleteRange, h, [start, end]); };
+  const appendText = (h, text) => opAppend(OP.APPEND_TEXT, EO_TARGET.TEXT, h, text);
+  const appendReasoning = (h, text) => opAppend(OP.APPEND_REASONING, REASONING, h, text);
+  const insertAt = (h, offset, text) => { textOp(OP.INSERT_AT, h, [offset, text]); };
+  const replaceRange = (h, start, end, text) => { textOp(OP.REPLACE_RANGE, h, [start, end, text]); };
+  const deleteRange = (h, start, end) => { textOp(OP.DELETE_RANGE, h, [start, end]); };
 
   function applyPatch(h, input) {
     const kind = kindOf(h);
@@ -200,7 +198,7 @@ export function createEditorOpsApi(core) {
     for (const fields of entries) for (const v of fields) core.value(v);
     cur = value;
     let d;
-    try { d = run(OP.applyPatch); } finally { cur = ''; }
+    try { d = run(OP.APPLY_PATCH); } finally { cur = ''; }
     apply(h, kind, value, d);
   }
 
@@ -212,13 +210,13 @@ export function createEditorOpsApi(core) {
     for (const v of fields) core.value(v);
     cur = value;
     let d;
-    try { d = run(OP.patchBySemantic); } finally { cur = ''; }
+    try { d = run(OP.PATCH_BY_SEMANTIC); } finally { cur = ''; }
     apply(h, kind, value, d);
   }
 
   function ensureReasoningSection(h, id, status) {
     const statusField = status !== null && typeof status === 'object' ? status.status : undefined;
-    textOp(OP.ensureSection, h, [id, status, statusField], true);
+    textOp(OP.ENSURE_SECTION, h, [id, status, statusField], true);
   }
   // A sub-agent streaming into the last section: on an open core handle Go
   // first tries the one-crossing case (eo_section_append: the delta is
@@ -227,10 +225,7 @@ export function createEditorOpsApi(core) {
   // line break is appended here and its length handed to Go later (lag): the write
   // is the handle's own append, and no crossing at all while the kernel
   // says appends are quiet.
-  const SECTION_NOOP = 4;
-  const SECTION_FALLBACK = 8;
-  const SECTION_PERMIT = 16;
-  const appendJudge = (ref, k, n) => ex.tk_append(ref, REASONING, n);
+  const appendJudge = (ref, k, n) => ex.tk_append(ref, TK_FIELD.REASONING, n);
   function appendToReasoningSection(h, id, text) {
     const slot = slotOf(h);
     if (slot !== undefined && slot.ref > 0) {
@@ -250,17 +245,17 @@ export function createEditorOpsApi(core) {
         encodeLag(lagged);
         return ex.eo_section_append(slot.ref, ver, core.flush()); // refs stay for an error's details
       }, fail, false);
-      if (st === SECTION_NOOP) return undefined;
-      if (st !== SECTION_FALLBACK) {
+      if (st === TK_WRITE.SECTION_NOOP) return undefined;
+      if (st !== TK_WRITE.SECTION_FALLBACK) {
         slot.rsplit = null;
-        if (st & SECTION_PERMIT) grant(slot, id);
+        if (st & TK_WRITE.SECTION_PERMIT) grant(slot, id);
         return undefined;
       }
     }
-    if (textOp(OP.appendToSection, h, [id, text], true)) grant(slotOf(h), id);
+    if (textOp(OP.APPEND_TO_SECTION, h, [id, text], true)) grant(slotOf(h), id);
     return undefined;
   }
-  const markReasoningSectionStatus = (h, id, status) => { textOp(OP.markSection, h, [id, status], true); };
+  const markReasoningSectionStatus = (h, id, status) => { textOp(OP.MARK_SECTION, h, [id, status], true); };
 
   // pipeFrom (O26–O32): Go validates and classifies each value; this runs
   // the iteration, the signal and the writes.
@@ -283,13 +278,13 @@ export function createEditorOpsApi(core) {
       core.value(signal);
       core.unit(isSignal ? 1 : 0);
       core.unit(iterable ? 1 : 0);
-      const m = ex.eo_op(OP.checkPipe, core.flush());
+      const m = ex.eo_op(OP.CHECK_PIPE, core.flush());
       if (m < 0) { reject(fail()); return; }
       core.refs.length = 0;
       const abortReason = () => signal.reason ?? new DOMException('The operation was aborted.', 'AbortError');
       if (signal?.aborted) { reject(abortReason()); return; }
       try {
-        if (m === 1) h.setText('');
+        if (m === EO_PIPE.REPLACE) h.setText('');
       } catch (err) { reject(err); return; }
 
       let it;
@@ -328,11 +323,11 @@ export function createEditorOpsApi(core) {
         core.value(v);
         core.value(type);
         core.value(typeof delta === 'string' ? '' : delta); // only its kind matters here
-        const target = ex.eo_op(OP.classifyChunk, core.flush());
+        const target = ex.eo_op(OP.CLASSIFY_CHUNK, core.flush());
         core.refs.length = 0;
         const slot = kind === KIND.CORE ? slotOf(h) : undefined;
-        if (target === 1) { if (slot) appendTo(slot, 0, delta); else h.setText(h.getText() + delta); }
-        else if (target === 2) { if (slot) appendTo(slot, 1, delta); else h.setReasoning(h.getReasoning() + delta); }
+        if (target === EO_CHUNK.TEXT) { if (slot) appendTo(slot, TK_FIELD.TEXT, delta); else h.setText(h.getText() + delta); }
+        else if (target === EO_CHUNK.REASONING) { if (slot) appendTo(slot, TK_FIELD.REASONING, delta); else h.setReasoning(h.getReasoning() + delta); }
       };
 
       const step = async () => {

@@ -189,3 +189,218 @@ export const RESULT = Object.freeze({
 export const RESULT_LAYOUT = Object.freeze({
   REF_SHIFT: 3,
 });
+
+// takeover.State: a handle's status, and tk_settle's argument
+export const TK_STATE = Object.freeze({
+  OPEN: 0,
+  COMMITTED: 1,
+  ABORTED: 2,
+  DISCARDED: 3,
+});
+
+// takeover.State's names, by number
+export const TK_STATE_NAME = Object.freeze([
+  "open",
+  "committed",
+  "aborted",
+  "discarded",
+]);
+
+// takeover.GenType's names, by number (tk_create_fast takes the index)
+export const TK_GEN = Object.freeze([
+  "normal",
+  "regenerate",
+  "swipe",
+  "continue",
+]);
+
+// takeover.Field: what pull reads, and where an outcome's text comes from
+export const TK_FIELD = Object.freeze({
+  TEXT: 0,
+  REASONING: 1,
+  ORIGINAL_TEXT: 2,
+  ORIGINAL_REASONING: 3,
+});
+
+// a settling call's answer (protocol/takeover.go)
+export const TK_PACK = Object.freeze({
+  SETTLED: 256,
+  REMNANT_SHIFT: 9,
+  STATUS_SHIFT: 4,
+  TEXT_FROM_SHIFT: 2,
+  MASK: 3,
+});
+
+// a create's answer (protocol/takeover.go)
+export const TK_CREATE = Object.freeze({
+  SETTLED: 1,
+  LISTENS: 2,
+  ID_SHIFT: 2,
+  TERMINAL_SHIFT: 1,
+});
+
+// tk_create_fast's fields, from the low end
+export const TK_FAST_FIELD = Object.freeze({
+  TEXT: 0,
+  REASONING: 1,
+  SIGNAL: 2,
+  INTERVAL: 3,
+  OWNER: 4,
+  SETTLE: 5,
+});
+
+// tk_create_fast's layout
+export const TK_FAST = Object.freeze({
+  BITS: 4,
+  MASK: 15,
+  SETTLE_VALUE: 28,
+});
+
+// tk_create_fast's signal field
+export const TK_FAST_SIGNAL = Object.freeze({
+  ABSENT: 0,
+  GIVEN: 1,
+  ABORTED: 2,
+  INVALID: 3,
+});
+
+// tk_create_fast's owner field
+export const TK_FAST_OWNER = Object.freeze({
+  NONE: 0,
+  LAST: 1,
+  NEW: 2,
+  KIND: 3,
+});
+
+// a write's answer (protocol/takeover.go)
+export const TK_WRITE = Object.freeze({
+  QUIET: 1,
+  QUIET_APPEND: 2,
+  MASK: 3,
+  SECTION_NOOP: 4,
+  SECTION_FALLBACK: 8,
+  NOT_WRITTEN: 12,
+  SECTION_PERMIT: 16,
+});
+
+// editor op codes of eo_op (protocol/takeover.go)
+export const EO_OP = Object.freeze({
+  APPEND_TEXT: 0,
+  APPEND_REASONING: 1,
+  INSERT_AT: 2,
+  REPLACE_RANGE: 3,
+  DELETE_RANGE: 4,
+  APPLY_PATCH: 5,
+  PATCH_BY_SEMANTIC: 6,
+  ENSURE_SECTION: 7,
+  APPEND_TO_SECTION: 8,
+  MARK_SECTION: 9,
+  CHECK_PIPE: 10,
+  CLASSIFY_CHUNK: 11,
+});
+
+// editops.HandleKind: what the facade found the handle to be
+export const EO_HANDLE = Object.freeze({
+  NONE: 0,
+  CORE: 1,
+  DUCK: 2,
+  DUCK_NON_STRING: 3,
+});
+
+// editops.Target: which value an edit writes
+export const EO_TARGET = Object.freeze({
+  TEXT: 0,
+  REASONING: 1,
+});
+
+// editops.ChunkTarget: where a piped value's delta goes
+export const EO_CHUNK = Object.freeze({
+  SKIP: 0,
+  TEXT: 1,
+  REASONING: 2,
+});
+
+// editops.PipeMode: pipeFrom's mode
+export const EO_PIPE = Object.freeze({
+  APPEND: 0,
+  REPLACE: 1,
+});
+
+// a patch entry's properties, in the order they cross (editops.PatchFields)
+export const EO_PATCH_FIELD = Object.freeze([
+  "kind",
+  "start",
+  "end",
+  "offset",
+  "text",
+  "find",
+  "replaceWith",
+  "occurrence",
+  "oldString",
+  "newString",
+]);
+
+// takeover.Op: what a driver action asks the facade to do
+export const DRIVER_OP = Object.freeze({
+  DONE: 0,
+  DISPATCH: 1,
+  CALL: 2,
+  WARN: 3,
+  SUBSCRIBE: 4,
+  AWAIT_COMPLETE: 5,
+  UNSUBSCRIBE: 6,
+  USE_CLEANED: 7,
+  USE_SNAPSHOT: 8,
+});
+
+// takeover.Store: where a call's result goes
+export const DRIVER_STORE = Object.freeze({
+  NONE: 0,
+  SLOT: 1,
+  SNAPSHOT: 2,
+  CLEANUP: 3,
+  LIVE: 4,
+});
+
+// takeover.Arg: the values a host call is given
+export const DRIVER_ARG = Object.freeze({
+  SLOT: 0,
+  TYPE: 1,
+  PAYLOAD: 2,
+  TOKEN: 3,
+  FINAL_TEXT: 4,
+  FINAL_REASONING: 5,
+  CLEANED: 6,
+  SNAP_TEXT: 7,
+  SNAP_REASONING: 8,
+  TYPE_OBJ: 9,
+  CLEANUP_OBJ: 10,
+  AFTER_OBJ: 11,
+  EVENT_DEFAULT: 12,
+  EVENT_OVERRIDE: 13,
+  LIVE: 14,
+});
+
+// takeover.HostFn's names, by number: the host members, in validation order (T54)
+export const DRIVER_FN = Object.freeze([
+  "emit",
+  "acquirePlaceholder",
+  "readSlot",
+  "writeSlot",
+  "redraw",
+  "persist",
+  "removeSlot",
+  "restoreSlot",
+  "unlockUI",
+  "cleanupText",
+  "afterCommit",
+  "onClaimed",
+  "isCurrentGeneration",
+]);
+
+// takeover.Event's eventTypes keys, by number
+export const DRIVER_EVENT = Object.freeze([
+  "MESSAGE_RECEIVED",
+  "CHARACTER_MESSAGE_RENDERED",
+  "GENERATION_STOPPED",
+]);

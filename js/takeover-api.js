@@ -4,19 +4,21 @@
 // and calls callbacks when Go asks.
 
 import { BRAND, kindOf } from './codec.js';
+import {
+  CLASS, TK_CREATE, TK_FAST, TK_FAST_FIELD, TK_FAST_OWNER, TK_FAST_SIGNAL, TK_FIELD, TK_GEN, TK_PACK, TK_STATE, TK_STATE_NAME, TK_WRITE,
+} from './protocol.js';
 
 export const GENERATE_TAKEOVER_DISPATCH = 'generate_takeover_dispatch';
 
-const STATUS = ['open', 'committed', 'aborted', 'discarded'];
-// takeover.GenType's order (a test checks it against Go through
-// listUnsettledHandles); tk_create_fast takes the index.
-const GEN_INDEX = new Map(['normal', 'regenerate', 'swipe', 'continue'].map((g, i) => [g, i]));
-const WRITE_QUIET = 1; // wasm/browser/takeover.go writeQuiet
-const WRITE_QUIET_APPEND = 2; // writeQuietAppend
+// tk_create_fast takes the index of the generation type.
+const GEN_INDEX = new Map(TK_GEN.map((g, i) => [g, i]));
+
+// One field of tk_create_fast's kinds.
+const fast = (field, code) => code << (TK_FAST.BITS * field);
 
 function heard(slot, st) {
-  slot.quiet = st === WRITE_QUIET;
-  slot.quietAppend = st === WRITE_QUIET || st === WRITE_QUIET_APPEND;
+  slot.quiet = st === TK_WRITE.QUIET;
+  slot.quietAppend = st === TK_WRITE.QUIET || st === TK_WRITE.QUIET_APPEND;
 }
 
 // Per-handle state the facade holds for Go.
@@ -49,7 +51,8 @@ class Slot {
     this.rlagFrom = 0;
   }
   field(f) {
-    return f === 0 ? this.text : f === 1 ? this.reasoning : f === 2 ? this.origText : this.origReasoning;
+    return f === TK_FIELD.TEXT ? this.text : f === TK_FIELD.REASONING ? this.reasoning
+      : f === TK_FIELD.ORIGINAL_TEXT ? this.origText : this.origReasoning;
   }
 }
 
@@ -67,7 +70,7 @@ export function createTakeoverApi(core) {
       this.details = details;
     }
   }
-  const classes = { 0: TakeoverError, internal: TakeoverError };
+  const classes = { [CLASS.TAKEOVER_ERROR]: TakeoverError, internal: TakeoverError };
   const fail = () => core.takeError(classes);
 
   // Effects Go calls through the slow lane (wasm/browser/takeover.go).
@@ -111,9 +114,9 @@ export function createTakeoverApi(core) {
 
   function outcomeOf(slot, packed) {
     return {
-      status: STATUS[(packed >> 4) & 3],
-      finalText: slot.field((packed >> 2) & 3),
-      finalReasoning: slot.field(packed & 3),
+      status: TK_STATE_NAME[(packed >> TK_PACK.STATUS_SHIFT) & TK_PACK.MASK],
+      finalText: slot.field((packed >> TK_PACK.TEXT_FROM_SHIFT) & TK_PACK.MASK),
+      finalReasoning: slot.field(packed & TK_PACK.MASK),
     };
   }
 
@@ -133,13 +136,13 @@ export function createTakeoverApi(core) {
   function settled(slot, st) {
     if (slot.ref < 0) return;
     slots.delete(slot.ref);
-    slot.ref = -(st >> 9);
+    slot.ref = -(st >> TK_PACK.REMNANT_SHIFT);
     slot.resolve(outcomeOf(slot, st));
   }
 
   function terminal(slot, st) {
     if (st < 0) return Promise.reject(fail());
-    if (st & 0x100) settled(slot, st);
+    if (st & TK_PACK.SETTLED) settled(slot, st);
     return Promise.resolve(undefined);
   }
 
@@ -169,18 +172,21 @@ export function createTakeoverApi(core) {
       const gen = typeof generationType === 'string' ? GEN_INDEX.get(generationType) : undefined;
       let st;
       if (o !== undefined && gen !== undefined && (flushIntervalMs === undefined || typeof flushIntervalMs === 'number')) {
-        let ownerCode = 0;
+        let ownerCode = TK_FAST_OWNER.NONE;
         if (typeof owner === 'string') {
-          if (owner === lastOwner) ownerCode = 1;
+          if (owner === lastOwner) ownerCode = TK_FAST_OWNER.LAST;
           else {
-            ownerCode = 2;
+            ownerCode = TK_FAST_OWNER.NEW;
             const u = core.view(owner.length);
             for (let i = 0; i < owner.length; i++) u[i] = owner.charCodeAt(i);
           }
-        } else if (owner !== undefined) ownerCode = 3 + kindOf(owner);
-        const sig = signal === undefined ? 0 : signalBrand === BRAND.SIGNAL ? 1 : signalBrand === BRAND.ABORTED_SIGNAL ? 2 : 3;
-        const kinds = kindOf(originalText) | kindOf(originalReasoning) << 4 | sig << 8 | kindOf(flushIntervalMs) << 12
-          | ownerCode << 16 | kindOf(settleOnAbort) << 20 | (settleOnAbort === true ? 1 << 28 : 0);
+        } else if (owner !== undefined) ownerCode = TK_FAST_OWNER.KIND + kindOf(owner);
+        const sig = signal === undefined ? TK_FAST_SIGNAL.ABSENT : signalBrand === BRAND.SIGNAL ? TK_FAST_SIGNAL.GIVEN
+          : signalBrand === BRAND.ABORTED_SIGNAL ? TK_FAST_SIGNAL.ABORTED : TK_FAST_SIGNAL.INVALID;
+        const kinds = fast(TK_FAST_FIELD.TEXT, kindOf(originalText)) | fast(TK_FAST_FIELD.REASONING, kindOf(originalReasoning))
+          | fast(TK_FAST_FIELD.SIGNAL, sig) | fast(TK_FAST_FIELD.INTERVAL, kindOf(flushIntervalMs))
+          | fast(TK_FAST_FIELD.OWNER, ownerCode) | fast(TK_FAST_FIELD.SETTLE, kindOf(settleOnAbort))
+          | (settleOnAbort === true ? 1 << TK_FAST.SETTLE_VALUE : 0);
         st = ex.tk_create_fast(gen, kinds, flushIntervalMs ?? 0, now, textLen, typeof owner === 'string' ? owner.length : 0, hostSettle);
       } else {
         core.begin();
@@ -226,7 +232,7 @@ export function createTakeoverApi(core) {
         const prev = slot.text;
         slot.text = v;
         if (slot.quiet && typeof v === 'string') return;
-        const st = ex.tk_set(slot.ref, 0, kindOf(v), typeof v === 'string' ? v.length : 0);
+        const st = ex.tk_set(slot.ref, TK_FIELD.TEXT, kindOf(v), typeof v === 'string' ? v.length : 0);
         if (st < 0) { slot.text = prev; throw fail(); }
         heard(slot, st);
       };
@@ -235,7 +241,7 @@ export function createTakeoverApi(core) {
         slot.reasoning = v;
         slot.rver++;
         if (slot.quietAppend && typeof v === 'string') return;
-        const st = ex.tk_set(slot.ref, 1, kindOf(v), 0);
+        const st = ex.tk_set(slot.ref, TK_FIELD.REASONING, kindOf(v), 0);
         if (st < 0) { slot.reasoning = prev; slot.rver++; throw fail(); }
         heard(slot, st);
       };
@@ -250,9 +256,9 @@ export function createTakeoverApi(core) {
       };
       // Go hands back a remnant ref exactly when the handle settles.
       this.isSettled = () => slot.ref <= 0;
-      this.commit = () => terminal(slot, call(slot, ex.tk_settle, 1));
-      this.abort = () => terminal(slot, call(slot, ex.tk_settle, 2));
-      this.discard = () => terminal(slot, call(slot, ex.tk_settle, 3));
+      this.commit = () => terminal(slot, call(slot, ex.tk_settle, TK_STATE.COMMITTED));
+      this.abort = () => terminal(slot, call(slot, ex.tk_settle, TK_STATE.ABORTED));
+      this.discard = () => terminal(slot, call(slot, ex.tk_settle, TK_STATE.DISCARDED));
       this.setOnUpdate = (fn) => {
         const prev = slot.cb;
         slot.cb = typeof fn === 'function' ? fn : null;
@@ -278,20 +284,21 @@ export function createTakeoverApi(core) {
     const slot = new Slot(text, reasoning);
     slot.owner = owner; // as given (a string or undefined): claims name it
     slot.complete = new Promise((resolve) => { slot.resolve = resolve; });
-    if (st & 1) {
-      settled(slot, st >> 1); // created already aborted (T35)
+    const atCreate = (st & TK_CREATE.SETTLED) !== 0;
+    if (atCreate) {
+      settled(slot, st >> TK_CREATE.TERMINAL_SHIFT); // created already aborted (T35)
     } else {
-      slot.ref = st >> 2;
+      slot.ref = st >> TK_CREATE.ID_SHIFT;
       slots.set(slot.ref, slot);
     }
     const handle = new MessageEditorHandle(slot, signal);
-    if (!(st & 1) && (st & 2)) {
+    if (!atCreate && (st & TK_CREATE.LISTENS)) {
       try {
         signal.addEventListener('abort', () => {
           if (slot.ref <= 0) return; // settled: the kernel no longer knows it
           const r = call(slot, ex.tk_signal_abort);
           if (r < 0) console.error(fail());
-          else if (r & 0x100) settled(slot, r);
+          else if (r & TK_PACK.SETTLED) settled(slot, r);
         }, { once: true });
       } catch (err) {
         // The create fails as a whole (T17): Go forgets the handle.
@@ -303,17 +310,18 @@ export function createTakeoverApi(core) {
     return handle;
   }
 
-  // An editor op's own append of v to a core handle (field 0: text, 1:
-  // reasoning): the write setText/setReasoning(current + v) stands for.
-  // The value is stored first; judge(ref, kind, length) asks Go, which
+  // An editor op's own append of v to a core handle (field: a TK_FIELD,
+  // text or reasoning): the write setText/setReasoning(current + v) stands
+  // for. The value is stored first; judge(ref, kind, length) asks Go, which
   // checks and writes without reading the value (Handle.CheckAppend) and
-  // answers a write status (0–2, maybe with 16), an error (failWith() is
-  // thrown), or 4 or 8: nothing written (returned). Either way but a write, the
+  // answers a write status (TK_WRITE.MASK, maybe with SECTION_PERMIT), an
+  // error (failWith() is thrown), or nothing written (NOT_WRITTEN,
+  // returned). Either way but a write, the
   // store is taken back. mayskip: while Go's last answer was "quiet" for
   // appends, a string append is a no-op for the kernel and skips the call.
   function appendVia(slot, field, v, judge, failWith, mayskip) {
     const isStr = typeof v === 'string';
-    const text = field === 0;
+    const text = field === TK_FIELD.TEXT;
     const prev = text ? slot.text : slot.reasoning;
     if (isStr) {
       if (text) slot.text = prev + v;
@@ -321,7 +329,7 @@ export function createTakeoverApi(core) {
       if (mayskip && slot.quietAppend) return 0;
     }
     const st = judge(slot.ref, kindOf(v), isStr ? v.length : 0);
-    if (st >= 0 && (st & 12) === 0) { heard(slot, st & 3); return st; } // a write (16 may flag a permit)
+    if (st >= 0 && (st & TK_WRITE.NOT_WRITTEN) === 0) { heard(slot, st & TK_WRITE.MASK); return st; } // a write (maybe a permit)
     if (isStr) {
       if (text) slot.text = prev;
       else { slot.reasoning = prev; slot.rver--; } // nothing ran since the store

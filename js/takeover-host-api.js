@@ -5,19 +5,12 @@
 // values the actions name (payload, handle, slot id, snapshot, outcome).
 
 import { kindOf } from './codec.js';
+import {
+  DRIVER_ARG as A, DRIVER_EVENT as EVENT_KEYS, DRIVER_FN as FNS, DRIVER_OP as OP, DRIVER_STORE as STORE, TK_STATE_NAME as STATUS,
+} from './protocol.js';
 
-// takeover.HostFn order; also the validation order (T54).
-const FNS = ['emit', 'acquirePlaceholder', 'readSlot', 'writeSlot', 'redraw', 'persist', 'removeSlot', 'restoreSlot',
-  'unlockUI', 'cleanupText', 'afterCommit', 'onClaimed', 'isCurrentGeneration'];
-const EVENT_KEYS = ['MESSAGE_RECEIVED', 'CHARACTER_MESSAGE_RENDERED', 'GENERATION_STOPPED'];
-const OP = { DONE: 0, DISPATCH: 1, CALL: 2, WARN: 3, SUBSCRIBE: 4, AWAIT_COMPLETE: 5, UNSUBSCRIBE: 6, USE_CLEANED: 7, USE_SNAPSHOT: 8 };
-const STORE = { NONE: 0, SLOT: 1, SNAPSHOT: 2, CLEANUP: 3, LIVE: 4 };
-const A = {
-  SLOT: 0, TYPE: 1, PAYLOAD: 2, TOKEN: 3, FINAL_TEXT: 4, FINAL_REASONING: 5, CLEANED: 6, SNAP_TEXT: 7,
-  SNAP_REASONING: 8, TYPE_OBJ: 9, CLEANUP_OBJ: 10, AFTER_OBJ: 11, EVENT_DEFAULT: 12, EVENT_OVERRIDE: 13, LIVE: 14,
-};
-const STATUS = ['open', 'committed', 'aborted', 'discarded'];
-const STATUS_CODE = { committed: 1, aborted: 2, discarded: 3 };
+// FNS is also the validation order (T54).
+const STATUS_CODE = Object.fromEntries(STATUS.map((s, i) => [s, i]));
 
 function readAction(d) {
   const a = {

@@ -9,7 +9,7 @@ import (
 
 // Groups lists every group of js/protocol.js, in file order.
 func Groups() []Group {
-	return []Group{
+	return append([]Group{
 		{"TAG", "value tags of the buffer codec (bridge/codec.go)", []Entry{
 			{"UNDEFINED", bridge.TagUndefined}, {"NULL", bridge.TagNull}, {"FALSE", bridge.TagFalse},
 			{"TRUE", bridge.TagTrue}, {"NUMBER", bridge.TagNumber}, {"STRING", bridge.TagString},
@@ -82,5 +82,5 @@ func Groups() []Group {
 		{"RESULT_LAYOUT", "the bit layout of a classified result", []Entry{
 			{"REF_SHIFT", ResultRefShift},
 		}, true, nil},
-	}
+	}, takeoverGroups()...)
 }

@@ -4,6 +4,9 @@ import (
 	"flag"
 	"os"
 	"testing"
+
+	"tavern-core/takeover"
+	"tavern-core/takeover/editops"
 )
 
 var update = flag.Bool("update", false, "rewrite js/protocol.js from Groups")
@@ -47,5 +50,12 @@ func TestGroupsAreUnambiguous(t *testing.T) {
 			}
 			values[e.Value] = e.Name
 		}
+	}
+}
+
+// An edit's target is also the handle field the facade writes it to.
+func TestEditTargetsAreFields(t *testing.T) {
+	if int(editops.Text) != int(takeover.Text) || int(editops.Reasoning) != int(takeover.Reasoning) {
+		t.Fatal("editops.Target and takeover.Field disagree on text and reasoning")
 	}
 }

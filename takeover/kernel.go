@@ -1,9 +1,9 @@
 package takeover
 
 import (
+	"cmp"
 	"math"
 	"slices"
-	"sort"
 
 	"tavern-core/apierr"
 	"tavern-core/jsvalue"
@@ -230,7 +230,7 @@ func (k *Kernel) ListUnsettled(now float64) []Unsettled {
 			open = append(open, h)
 		}
 	}
-	sort.Slice(open, func(i, j int) bool { return open[i].seq < open[j].seq })
+	slices.SortFunc(open, func(a, b *Handle) int { return cmp.Compare(a.seq, b.seq) })
 	out := make([]Unsettled, 0, len(open))
 	for _, h := range open {
 		age := math.Floor(now - h.Created)

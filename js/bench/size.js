@@ -27,7 +27,7 @@ if (process.argv[3]) {
     const end = p + len;
     if (id === 2) { // imports: count the functions, which come first in the index space
       for (let n = leb(), i = 0; i < n; i++) {
-        p += leb(); p += leb();
+        const skip = () => { const l = leb(); p += l; }; skip(); skip();
         const kind = w[p++];
         if (kind === 0) { leb(); imported++; } else if (kind === 1) { p++; const f = leb(); leb(); if (f & 1) leb(); } else if (kind === 2) { const f = leb(); leb(); if (f & 1) leb(); } else p += 2;
       }

@@ -20,6 +20,16 @@ type Patch struct {
 	OldString, NewString           jsvalue.Value
 }
 
+// PatchFields names the properties of a patch entry the facade reads, in
+// the order they cross (after the entry itself); oldString and newString
+// are Luker's newest spelling of find and replaceWith.
+var PatchFields = [...]string{"kind", "start", "end", "offset", "text", "find", "replaceWith", "occurrence", "oldString", "newString"}
+
+// Fields are the entry itself, then the field each of PatchFields fills.
+func (p *Patch) Fields() [1 + len(PatchFields)]*jsvalue.Value {
+	return [...]*jsvalue.Value{&p.Entry, &p.Kind, &p.Start, &p.End, &p.Offset, &p.Text, &p.Find, &p.ReplaceWith, &p.Occurrence, &p.OldString, &p.NewString}
+}
+
 // contextArgs picks the find and replacement fields of p, with the names
 // the error messages use.
 func (p *Patch) contextArgs() (ctxArg, ctxArg) {

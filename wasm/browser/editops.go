@@ -8,6 +8,7 @@ import (
 	"tavern-core/apierr"
 	"tavern-core/bridge"
 	"tavern-core/jsvalue"
+	"tavern-core/protocol"
 	"tavern-core/takeover"
 	"tavern-core/takeover/editops"
 )
@@ -17,22 +18,6 @@ import (
 // a duck-typed one), encodes the op's arguments, and applies the returned
 // pieces with one setText/setReasoning through the handle itself, so the
 // continue invariant, state errors and onUpdate follow the handle's rules.
-
-// Op codes shared with js/editor-ops.js.
-const (
-	opAppendText = iota
-	opAppendReasoning
-	opInsertAt
-	opReplaceRange
-	opDeleteRange
-	opApplyPatch
-	opPatchBySemantic
-	opEnsureSection
-	opAppendToSection
-	opMarkSection
-	opCheckPipe
-	opClassifyChunk
-)
 
 // opsEdge reaches the value the facade holds for the running op.
 type opsEdge struct{ units, indexOf js.Value }
@@ -120,7 +105,7 @@ func (b jsBuffer) IndexOf(sub jsvalue.Value, from int) int {
 
 func readPatch(d *bridge.Decoder) editops.Patch {
 	var p editops.Patch
-	for _, f := range []*jsvalue.Value{&p.Entry, &p.Kind, &p.Start, &p.End, &p.Offset, &p.Text, &p.Find, &p.ReplaceWith, &p.Occurrence, &p.OldString, &p.NewString} {
+	for _, f := range p.Fields() {
 		*f, _ = d.Value()
 	}
 	return p
@@ -128,7 +113,7 @@ func readPatch(d *bridge.Decoder) editops.Patch {
 
 func value(d *bridge.Decoder) jsvalue.Value { v, _ := d.Value(); return v }
 
-// eo_op runs editor op `op` on the n units the facade encoded: the handle
+// eo_op runs editor op `op` (protocol.OpAppendText …) on the n units the facade encoded: the handle
 // kind, the current value's length, then the op's arguments. It answers
 // Failed, or the length of the encoded result (encodeEdit) in the buffer.
 //
@@ -152,37 +137,37 @@ func eoOp(op, n int32) (st int32) {
 	var edit editops.Edit
 	var err *apierr.Error
 	switch op {
-	case opAppendText:
+	case protocol.OpAppendText:
 		edit, err = editops.AppendText(kind, buf, value(&d))
-	case opAppendReasoning:
+	case protocol.OpAppendReasoning:
 		edit, err = editops.AppendReasoning(kind, buf, value(&d))
-	case opInsertAt:
+	case protocol.OpInsertAt:
 		off := value(&d)
 		edit, err = editops.InsertAt(kind, buf, off, value(&d))
-	case opReplaceRange:
+	case protocol.OpReplaceRange:
 		start, end := value(&d), value(&d)
 		edit, err = editops.ReplaceRange(kind, buf, start, end, value(&d))
-	case opDeleteRange:
+	case protocol.OpDeleteRange:
 		start := value(&d)
 		edit, err = editops.DeleteRange(kind, buf, start, value(&d))
-	case opApplyPatch:
+	case protocol.OpApplyPatch:
 		entries := make([]editops.Patch, int(d.F64()))
 		for i := range entries {
 			entries[i] = readPatch(&d)
 		}
 		edit, err = editops.ApplyPatch(kind, buf, entries)
-	case opPatchBySemantic:
+	case protocol.OpPatchBySemantic:
 		edit, err = editops.PatchBySemantic(kind, buf, readPatch(&d))
-	case opEnsureSection:
+	case protocol.OpEnsureSection:
 		id, status := value(&d), value(&d)
 		edit, err = editops.EnsureReasoningSection(kind, reasoning, id, status, value(&d))
-	case opAppendToSection:
+	case protocol.OpAppendToSection:
 		id := value(&d)
 		edit, err = editops.AppendToReasoningSection(kind, reasoning, id, value(&d))
-	case opMarkSection:
+	case protocol.OpMarkSection:
 		id := value(&d)
 		edit, err = editops.MarkReasoningSectionStatus(kind, reasoning, id, value(&d))
-	case opCheckPipe:
+	case protocol.OpCheckPipe:
 		var a editops.PipeArgs
 		a.Opts, a.Mode, a.Signal = value(&d), value(&d), value(&d)
 		a.SignalIsAbort, a.StreamIterable = d.Unit() == 1, d.Unit() == 1
@@ -191,7 +176,7 @@ func eoOp(op, n int32) (st int32) {
 			return bridge.Fail(err)
 		}
 		return int32(mode)
-	case opClassifyChunk:
+	case protocol.OpClassifyChunk:
 		v, typ := value(&d), value(&d)
 		return int32(editops.ClassifyChunk(v, typ, value(&d)))
 	default:
@@ -255,18 +240,12 @@ func eoAppend(id, field, kind, n int32) (st int32) {
 	return appendWrite(handle(id), &st)
 }
 
-// Answers of eo_section_append beyond the write statuses.
-const (
-	sectionNoop     = 4  // an empty delta: nothing written (O36)
-	sectionFallback = 8  // not the streaming case: run eo_op instead
-	sectionPermit   = 16 // with a write status: Sections.AppendsAtEnd holds for the id
-)
-
 // eo_section_append is appendToReasoningSection's streaming case on an open
 // core handle (editops.AppendAtEnd): the facade has encoded the id and the
 // delta (and a lag, as eo_op) and already stored reasoning + delta (a
 // speculation it takes back unless the answer is a write status). ver is
-// the reasoning version before that store.
+// the reasoning version before that store. It answers as tk_set, or
+// protocol.SectionNoop or SectionFallback.
 //
 //go:wasmexport eo_section_append
 func eoSectionAppend(id int32, ver float64, n int32) (st int32) {
@@ -276,7 +255,7 @@ func eoSectionAppend(id int32, ver float64, n int32) (st int32) {
 	defer bridge.Exit(&st)
 	h := kernel.Get(id)
 	if h == nil {
-		return sectionFallback
+		return protocol.SectionFallback
 	}
 	var d bridge.Decoder
 	d.Reset(bridge.Buf(), int(n))
@@ -293,15 +272,15 @@ func eoSectionAppend(id int32, ver float64, n int32) (st int32) {
 	case err != nil:
 		return bridge.Fail(err)
 	case fast == editops.FastNoop:
-		return sectionNoop
+		return protocol.SectionNoop
 	case fast == editops.FastNo:
-		return sectionFallback
+		return protocol.SectionFallback
 	}
 	b.Keep(s, true) // the handle is open: the write below stands
 	permit := s.AppendsAtEnd(jsvalue.Trim(sid.Str))
 	w := appendWrite(h, &st)
 	if w >= 0 && permit {
-		w |= sectionPermit
+		w |= protocol.SectionPermit
 	}
 	return w
 }

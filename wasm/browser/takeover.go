@@ -8,6 +8,7 @@ import (
 	"tavern-core/apierr"
 	"tavern-core/bridge"
 	"tavern-core/jsvalue"
+	"tavern-core/protocol"
 	"tavern-core/takeover"
 )
 
@@ -81,9 +82,9 @@ func handle(ref int32) *takeover.Handle {
 	return h
 }
 
-// A settling call returns remnant<<9 | 0x100 | status<<4 | textFrom<<2 |
-// reasonFrom, so the facade resolves `complete` and switches to the
-// remnant reference without another crossing.
+// A settling call answers the settlement packed (protocol.PackSettled):
+// the facade resolves `complete` and switches to the remnant reference
+// without another crossing.
 func packTerminal(h *takeover.Handle, t takeover.Terminal) int32 {
 	if t.Err != nil {
 		return bridge.Fail(t.Err)
@@ -96,7 +97,8 @@ func packTerminal(h *takeover.Handle, t takeover.Terminal) int32 {
 
 func packSettled(h *takeover.Handle) int32 {
 	o := h.Outcome()
-	return h.RemnantCode()<<9 | 0x100 | int32(o.Status)<<4 | int32(o.TextFrom)<<2 | int32(o.ReasonFrom)
+	return h.RemnantCode()<<protocol.PackRemnantShift | protocol.PackSettled | int32(o.Status)<<protocol.PackStatusShift |
+		int32(o.TextFrom)<<protocol.PackTextFromShift | int32(o.ReasonFrom)
 }
 
 // keepSettlement is deferred by the exports that may settle h: should a
@@ -133,8 +135,7 @@ func reportPanic(h *takeover.Handle, when string, r any) {
 }
 
 // tk_create reads createMessageEditorHandle's described options from the
-// buffer (n units) and returns id<<2 | listens<<1 for an open handle, or
-// packTerminal<<1 | 1 for one created already settled (T35), or Failed.
+// buffer (n units) and answers as protocol.CreateSettled describes.
 // hostSettle is the settleOnAbort default of the context the function came
 // from (installTakeoverContext's option; 0 for the exported function).
 //
@@ -171,15 +172,11 @@ func tkCreate(n, hostSettle int32) (st int32) {
 }
 
 // tk_create_fast is tk_create for the common shape, with no buffer
-// encoding when the owner is the one sent last: generationType is the index
-// of one of the four names (takeover.ParseGenType's order), and every other
-// option is described by its kind (4 bits each in kinds, from the low end:
-// originalText, originalReasoning, the signal as absent 0 / given 1 /
-// aborted 2 / invalid 3, flushIntervalMs (a number arrives in interval),
-// owner as undefined 0 / the last owner again 1 / a new string of ownerLen
-// units in the buffer 2 / another kind 3+kind, settleOnAbort (its value in
-// bit 28)). The facade falls back to tk_create for anything else; the
-// answer is tk_create's.
+// encoding when the owner is the one sent last: generationType is a
+// takeover.GenType, and every other option is described in kinds
+// (protocol.FastText; a number flushIntervalMs arrives in interval, a new
+// owner string of ownerLen units in the buffer). The facade falls back to
+// tk_create for anything else; the answer is tk_create's.
 //
 //go:wasmexport tk_create_fast
 func tkCreateFast(gen, kinds int32, interval, now float64, origLen, ownerLen, hostSettle int32) (st int32) {
@@ -187,36 +184,36 @@ func tkCreateFast(gen, kinds int32, interval, now float64, origLen, ownerLen, ho
 		return bridge.Failed
 	}
 	defer bridge.Exit(&st)
-	field := func(i int) jsvalue.Kind { return jsvalue.Kind(kinds >> (4 * i) & 15) }
+	field := func(i int) jsvalue.Kind { return jsvalue.Kind(kinds >> (protocol.FastBits * i) & protocol.FastMask) }
 	o := takeover.CreateOpts{
 		Opts:              jsvalue.Opaque(jsvalue.Object, 0),
 		GenerationType:    jsvalue.Str(takeover.GenType(gen).Units()),
-		OriginalText:      jsvalue.Value{Kind: field(0)},
+		OriginalText:      jsvalue.Value{Kind: field(protocol.FastText)},
 		OriginalTextLen:   int(origLen),
-		OriginalReasoning: jsvalue.Value{Kind: field(1)},
-		FlushIntervalMs:   jsvalue.Value{Kind: field(3)},
-		SettleOnAbort:     jsvalue.Value{Kind: field(5), Bool: kinds>>28&1 != 0},
+		OriginalReasoning: jsvalue.Value{Kind: field(protocol.FastReasoning)},
+		FlushIntervalMs:   jsvalue.Value{Kind: field(protocol.FastInterval)},
+		SettleOnAbort:     jsvalue.Value{Kind: field(protocol.FastSettle), Bool: kinds>>protocol.FastSettleValue&1 != 0},
 		HostSettleOnAbort: hostSettle != 0,
 		Now:               now,
 	}
-	switch field(2) {
-	case 0:
+	switch sig := field(protocol.FastSignal); sig {
+	case protocol.FastSignalAbsent:
 		o.Signal = takeover.SignalAbsent
-	case 1, 2:
-		o.Signal, o.SignalAborted = takeover.SignalGiven, field(2) == 2
+	case protocol.FastSignalGiven, protocol.FastSignalAborted:
+		o.Signal, o.SignalAborted = takeover.SignalGiven, sig == protocol.FastSignalAborted
 	default:
 		o.Signal = takeover.SignalInvalid
 	}
 	if o.FlushIntervalMs.Kind == jsvalue.Number {
 		o.FlushIntervalMs.Num = interval
 	}
-	switch k := field(4); {
-	case k == 1:
+	switch k := field(protocol.FastOwner); {
+	case k == protocol.FastOwnerLast:
 		o.Owner = jsvalue.Str(kernel.LastOwner())
-	case k == 2:
+	case k == protocol.FastOwnerNew:
 		o.Owner = jsvalue.Str(bridge.Buf()[:ownerLen])
-	case k >= 3:
-		o.Owner = jsvalue.Value{Kind: k - 3}
+	case k >= protocol.FastOwnerKind:
+		o.Owner = jsvalue.Value{Kind: k - protocol.FastOwnerKind}
 	}
 	return created(kernel.Create(&o))
 }
@@ -227,25 +224,17 @@ func created(h *takeover.Handle, err *apierr.Error) int32 {
 		return bridge.Fail(err)
 	}
 	if h.Settled() {
-		return packTerminal(h, takeover.Terminal{Settled: true, Outcome: h.Outcome()})<<1 | 1
+		return packTerminal(h, takeover.Terminal{Settled: true, Outcome: h.Outcome()})<<protocol.CreateTerminalShift | protocol.CreateSettled
 	}
-	st := h.ID << 2
+	st := h.ID << protocol.CreateIDShift
 	if h.ListensForAbort() {
-		st |= 2
+		st |= protocol.CreateListens
 	}
 	return st
 }
 
-// Writes answer OK, Failed, writeQuiet: accepted, and string writes stay
-// no-ops for the kernel until the facade's next other call (Handle.Quiet),
-// so it may skip the crossing for them; or writeQuietAppend: the same for
-// reasoning writes and the editor ops' appends only (Handle.QuietAppend).
-const (
-	writeQuiet       = 1
-	writeQuietAppend = 2
-)
-
-// write performs a write the kernel accepted and answers it.
+// write performs a write the kernel accepted and answers it
+// (protocol.WriteQuiet).
 func write(h *takeover.Handle, accepted *bool) int32 {
 	*accepted = true
 	h.Write()
@@ -255,14 +244,14 @@ func write(h *takeover.Handle, accepted *bool) int32 {
 func quietness(h *takeover.Handle) int32 {
 	switch {
 	case h.Quiet():
-		return writeQuiet
+		return protocol.WriteQuiet
 	case h.QuietAppend():
-		return writeQuietAppend
+		return protocol.WriteQuietAppend
 	}
 	return bridge.OK
 }
 
-// tk_set is setText (field 0) and setReasoning (field 1): the facade has
+// tk_set is setText and setReasoning (field: takeover.Text, Reasoning): the facade has
 // stored the value (n units, of JS kind) and tells the kernel.
 //
 //go:wasmexport tk_set
@@ -275,7 +264,7 @@ func tkSet(id, field, kind, n int32) (st int32) {
 	accepted := false
 	defer keepWrite(h, &accepted, &st)
 	var err *apierr.Error
-	if field == 0 {
+	if takeover.Field(field) == takeover.Text {
 		err = h.CheckText(jsvalue.Kind(kind), int(n))
 	} else {
 		err = h.CheckReasoning(jsvalue.Kind(kind))
@@ -286,7 +275,7 @@ func tkSet(id, field, kind, n int32) (st int32) {
 	return write(h, &accepted)
 }
 
-// tk_append is an editor op's own append (field 0: text, 1: reasoning):
+// tk_append is an editor op's own append (field: takeover.Text, Reasoning):
 // the facade has stored the current value plus a string of n units, which
 // the kernel judges as the setText/setReasoning it stands for
 // (Handle.CheckAppend).
@@ -341,7 +330,7 @@ func tkOnUpdate(id, kind int32) (st int32) {
 	return bridge.OK
 }
 
-// tk_settle is commit (1), abort (2) and discard (3).
+// tk_settle is commit, abort and discard (to: the takeover.State).
 //
 //go:wasmexport tk_settle
 func tkSettle(id, to int32) (st int32) {
@@ -349,7 +338,7 @@ func tkSettle(id, to int32) (st int32) {
 		return bridge.Failed
 	}
 	defer bridge.Exit(&st)
-	if to < 1 || to > 3 {
+	if to < int32(takeover.Committed) || to > int32(takeover.Discarded) {
 		panic("takeover: bad terminal state")
 	}
 	h := handle(id)
