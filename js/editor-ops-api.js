@@ -13,7 +13,7 @@ const REASONING = EO_TARGET.REASONING;
 
 export function createEditorOpsApi(core) {
   const ex = core.ex;
-  const { TakeoverError, slotOf, appendTo, appendVia, fail: takeoverFail } = core.takeover;
+  const { TakeoverError, slotOf, appendTo, appendVia, storeReasoning, fail: takeoverFail } = core.takeover;
 
   class EditorOpsError extends Error {
     constructor(code, message, options) {
@@ -28,11 +28,17 @@ export function createEditorOpsApi(core) {
   const classes = { [CLASS.TAKEOVER_ERROR]: TakeoverError, [CLASS.EDITOR_OPS_ERROR]: EditorOpsError, internal: EditorOpsError };
   const fail = () => core.takeError(classes);
 
-  // The value Go may read during the op (Units / IndexOf).
+  // The value Go may read during the op (Units / IndexOf, and the section
+  // layout's ReadUnits / IndexUnits into and from Go's own memory).
   let cur = '';
   core.opsFx = {
     units(n, addr) { return core.writeAt(addr, cur, n); },
     indexOf(ref, from) { return cur.indexOf(core.refs[ref - 1], from); },
+    read(from, n, addr) {
+      const u = core.read(addr, n);
+      for (let i = 0; i < n; i++) u[i] = cur.charCodeAt(from + i);
+    },
+    find(addr, n, from) { return cur.indexOf(core.string(addr, n), from); },
   };
 
   function kindOf(h) {
@@ -220,7 +226,8 @@ export function createEditorOpsApi(core) {
   }
   // A sub-agent streaming into the last section: on an open core handle Go
   // first tries the one-crossing case (eo_section_append: the delta is
-  // appended); anything else takes the general op.
+  // inserted where the last append said the next one lands, at the cut
+  // kept there, else at the end); anything else takes the general op.
   // While Go's permit for this id stands (Edit.Permit), a delta without a
   // line break is appended here and its length handed to Go later (lag): the write
   // is the handle's own append, and no crossing at all while the kernel
@@ -228,8 +235,8 @@ export function createEditorOpsApi(core) {
   const appendJudge = (ref, k, n) => ex.tk_append(ref, TK_FIELD.REASONING, n);
   function appendToReasoningSection(h, id, text) {
     const slot = slotOf(h);
-    if (slot !== undefined && slot.ref > 0) {
-      if (slot.rpermit === id && slot.rpermitVer === slot.rver && typeof text === 'string' && text !== '' && text.indexOf('\n') < 0) {
+    if (slot !== undefined && slot.ref > 0 && typeof text === 'string') {
+      if (slot.rpermit === id && slot.rpermitVer === slot.rver && text !== '' && text.indexOf('\n') < 0) {
         slot.rlag += text.length;
         slot.rpermitVer = slot.rver + 1; // the version this append makes
         slot.rsplit = null;
@@ -237,17 +244,26 @@ export function createEditorOpsApi(core) {
         return undefined;
       }
       const ver = slot.rver;
+      const before = slot.reasoning;
+      const cut = slot.rsplit !== null && slot.rsplit.ver === ver ? slot.rsplit : null;
+      const head = cut === null ? before : cut.head;
+      const tail = cut === null ? '' : cut.tail;
       const lagged = takeLag(slot); // before the store below changes the version
-      const st = appendVia(slot, REASONING, text, () => {
+      const st = storeReasoning(slot, head + text + tail, () => {
         core.begin();
         core.value(id);
         core.value(text);
         encodeLag(lagged);
-        return ex.eo_section_append(slot.ref, ver, core.flush()); // refs stay for an error's details
-      }, fail, false);
+        core.f64(head.length);
+        cur = before;
+        try {
+          return ex.eo_section_append(slot.ref, ver, core.flush()); // refs stay for an error's details
+        } finally { cur = ''; }
+      }, fail);
       if (st === TK_WRITE.SECTION_NOOP) return undefined;
       if (st !== TK_WRITE.SECTION_FALLBACK) {
-        slot.rsplit = null;
+        const k = st >>> TK_WRITE.SECTION_SPLIT_SHIFT; // the next cut's offset into the delta
+        slot.rsplit = { ver: slot.rver, head: head + text.slice(0, k), tail: text.slice(k) + tail };
         if (st & TK_WRITE.SECTION_PERMIT) grant(slot, id);
         return undefined;
       }

@@ -281,6 +281,7 @@ export const TK_WRITE = Object.freeze({
   SECTION_FALLBACK: 8,
   NOT_WRITTEN: 12,
   SECTION_PERMIT: 16,
+  SECTION_SPLIT_SHIFT: 5,
 });
 
 // editor op codes of eo_op (protocol/takeover.go)

@@ -337,6 +337,20 @@ export function createTakeoverApi(core) {
     if (st < 0) throw failWith();
     return st;
   }
+  // An editor op's own store of next as the reasoning, judged by Go
+  // (judge() answers as appendVia's judge does) and taken back unless it
+  // was a write.
+  function storeReasoning(slot, next, judge, failWith) {
+    const prev = slot.reasoning;
+    slot.reasoning = next;
+    slot.rver++;
+    const st = judge();
+    if (st >= 0 && (st & TK_WRITE.NOT_WRITTEN) === 0) { heard(slot, st & TK_WRITE.MASK); return st; }
+    slot.reasoning = prev;
+    slot.rver--; // nothing ran since the store
+    if (st < 0) throw failWith();
+    return st;
+  }
   const appendTo = (slot, field, delta) => appendVia(slot, field, delta, (ref, k, n) => ex.tk_append(ref, field, n), fail, true);
 
   function listUnsettledHandles() {
@@ -361,6 +375,7 @@ export function createTakeoverApi(core) {
     listUnsettledHandles,
     appendTo,
     appendVia,
+    storeReasoning,
     slotOf: (h) => MessageEditorHandle.slotOf(h),
     fail,
   };

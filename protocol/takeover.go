@@ -72,15 +72,20 @@ const (
 // eo_section_append may answer instead SectionNoop (an empty delta: nothing
 // written, O36) or SectionFallback (not the streaming case: run eo_op), or
 // add SectionPermit to a write status (Sections.AppendsAtEnd holds for the
-// id). WriteMask masks the write status, NotWritten the two non-writes.
+// id) and, from bit SectionSplitShift up, the offset into the delta where
+// the next append lands (FastResult.Split; a delta longer than
+// MaxSectionSplit takes the general op). WriteMask masks the write status,
+// NotWritten the two non-writes.
 const (
-	WriteQuiet       = 1
-	WriteQuietAppend = 2
-	WriteMask        = 3
-	SectionNoop      = 4
-	SectionFallback  = 8
-	NotWritten       = SectionNoop | SectionFallback
-	SectionPermit    = 16
+	WriteQuiet        = 1
+	WriteQuietAppend  = 2
+	WriteMask         = 3
+	SectionNoop       = 4
+	SectionFallback   = 8
+	NotWritten        = SectionNoop | SectionFallback
+	SectionPermit     = 16
+	SectionSplitShift = 5
+	MaxSectionSplit   = 1<<(31-SectionSplitShift) - 1
 )
 
 // Editor op codes of eo_op (wasm/browser/editops.go).
@@ -136,7 +141,7 @@ func takeoverGroups() []Group {
 		{"TK_WRITE", "a write's answer (protocol/takeover.go)", []Entry{
 			{"QUIET", WriteQuiet}, {"QUIET_APPEND", WriteQuietAppend}, {"MASK", WriteMask},
 			{"SECTION_NOOP", SectionNoop}, {"SECTION_FALLBACK", SectionFallback}, {"NOT_WRITTEN", NotWritten},
-			{"SECTION_PERMIT", SectionPermit},
+			{"SECTION_PERMIT", SectionPermit}, {"SECTION_SPLIT_SHIFT", SectionSplitShift},
 		}, true, nil},
 		{"EO_OP", "editor op codes of eo_op (protocol/takeover.go)", []Entry{
 			{"APPEND_TEXT", OpAppendText}, {"APPEND_REASONING", OpAppendReasoning}, {"INSERT_AT", OpInsertAt},

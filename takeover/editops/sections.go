@@ -88,14 +88,17 @@ type SectionKeeper interface {
 	Keep(s *Sections, written bool)
 }
 
-// layout returns the reasoning's layout, kept or built from its content.
+// layout returns the reasoning's layout, kept or built, bound to the
+// reasoning for this op (the caller unbinds it when the op ends).
 func layout(b Buffer) *Sections {
+	r := readerOf(b)
 	if k, ok := b.(SectionKeeper); ok {
 		if s := k.KeptSections(); s != nil {
+			s.bind(r)
 			return s
 		}
 	}
-	return NewSections(b.Units())
+	return newSections(r, b.Len())
 }
 
 // settle brings a kept layout up to date with the op's edit.
@@ -142,6 +145,7 @@ func EnsureReasoningSection(h HandleKind, reasoning Buffer, id, status, statusFi
 		return Edit{}, err
 	}
 	r := layout(reasoning)
+	defer r.unbind()
 	e := Edit{Buf: Reasoning, Noop: true}
 	if r.find(sid) < 0 {
 		e = Edit{Buf: Reasoning, Splices: []Splice{createSection(r, sid, st)}}
@@ -172,6 +176,7 @@ func AppendToReasoningSection(h HandleKind, reasoning Buffer, id, delta jsvalue.
 		return Edit{Buf: Reasoning, Noop: true}, nil
 	}
 	r := layout(reasoning)
+	defer r.unbind()
 	e := appendToSection(r, sid, delta)
 	if _, kept := reasoning.(SectionKeeper); kept {
 		settle(reasoning, r, &e)
@@ -179,7 +184,7 @@ func AppendToReasoningSection(h HandleKind, reasoning Buffer, id, delta jsvalue.
 		// its next append lands at its body end: the facade keeps the value
 		// split there (Edit.Split).
 		if k := r.find(sid); k >= 0 && k == len(r.heads)-1 {
-			if he := r.lineEnd(r.heads[k]); he >= 0 {
+			if he := r.lineEnd(k); he >= 0 {
 				e.Split = r.bodyEnd(he+1, r.Len())
 			}
 		}
@@ -202,21 +207,24 @@ func (s *Sections) AppendsAtEnd(sid []uint16) bool {
 		return false
 	}
 	n := s.Len()
-	he := s.lineEnd(s.heads[k])
-	if he < 0 || n <= he+1 || s.u[n-1] == '\n' {
+	he := s.lineEnd(k)
+	if he < 0 || n <= he+1 || s.unitAt(n-1) == '\n' {
 		return false
 	}
-	ls := max(0, n-len(headerMark))
-	for i := n - 1; i >= ls; i-- {
-		if s.u[i] == '\n' {
-			ls = i + 1
+	m := min(n, len(headerMark))
+	var end [lastK]uint16 // the last m units
+	s.read(n-m, end[:m])
+	ls := n - m
+	for i := m - 1; i >= 0; i-- {
+		if end[i] == '\n' {
+			ls = n - m + i + 1
 			break
 		}
 	}
 	if n-ls >= len(headerMark) {
 		return true // the line's first five units are there, and no mark
 	}
-	return !jsvalue.Equal(s.u[ls:n], headerMark[:n-ls])
+	return !jsvalue.Equal(end[ls-(n-m):m], headerMark[:n-ls])
 }
 
 func appendToSection(r *Sections, sid []uint16, delta jsvalue.Value) Edit {
@@ -227,7 +235,7 @@ func appendToSection(r *Sections, sid []uint16, delta jsvalue.Value) Edit {
 		return Edit{Buf: Reasoning, Splices: []Splice{c, {at, at, delta}}}
 	}
 	n := r.Len()
-	he := r.lineEnd(r.heads[k])
+	he := r.lineEnd(k)
 	if he < 0 {
 		// The header is the last line: start its body on a new line.
 		return Edit{Buf: Reasoning, Splices: []Splice{{n, n, jsvalue.Str([]uint16{'\n'})}, {n + 1, n + 1, delta}}}
@@ -257,6 +265,7 @@ func MarkReasoningSectionStatus(h HandleKind, reasoning Buffer, id, status jsval
 		return Edit{}, err
 	}
 	r := layout(reasoning)
+	defer r.unbind()
 	k := r.find(sid)
 	if k < 0 {
 		msg := jsvalue.Cat(jsvalue.U(`section "`), sid, jsvalue.U(`" not found`))
@@ -266,8 +275,8 @@ func MarkReasoningSectionStatus(h HandleKind, reasoning Buffer, id, status jsval
 		}
 		return Edit{}, invalid(ReasonBadSection, msg).With("id", idv)
 	}
-	hs := r.heads[k]
-	he := r.lineEnd(hs)
+	hs := r.heads[k].at
+	he := r.lineEnd(k)
 	if he < 0 {
 		he = r.Len()
 	}
@@ -280,37 +289,49 @@ func MarkReasoningSectionStatus(h HandleKind, reasoning Buffer, id, status jsval
 type Fast uint8
 
 const (
-	FastAppend Fast = iota // the edit is reasoning + delta; the layout is updated
+	FastAppend Fast = iota // the edit is delta inserted at the given point; the layout is updated
 	FastNoop               // an empty delta: nothing to write (O36)
 	FastNo                 // take the general path; nothing was changed
 )
 
+// FastResult is AppendAtEnd's answer.
+type FastResult struct {
+	Fast
+	// Split is where the next append to the section lands (Edit.Split).
+	Split int
+	// Permit is AppendsAtEnd of the section on the result (Edit.Permit).
+	Permit bool
+}
+
 // AppendAtEnd is AppendToReasoningSection for a core handle whose layout s
-// is kept (nil: none), in the case a streaming sub-agent makes on every
-// token: the section is the last one and its body runs to the end of the
-// text, so the edit is one append of delta. Errors are the general op's;
-// for any other case it answers FastNo and the caller runs the general op.
-// After a FastAppend, s.AppendsAtEnd tells whether the next such delta may
-// be appended without asking.
-func AppendAtEnd(s *Sections, id, delta jsvalue.Value) (Fast, *apierr.Error) {
+// is kept (nil: none), r its reasoning, in the case a streaming sub-agent
+// makes on every token: the section is the last one, so the edit is one
+// insertion of delta at its body end, before the line breaks that end the
+// text (O36). The caller has put the delta at `at` (where the previous
+// append said the next one lands, or the end); the answer is FastAppend
+// only when that is where O36 puts it. Errors are the general op's; for
+// any other case it answers FastNo and the caller runs the general op.
+func AppendAtEnd(s *Sections, r Reader, id, delta jsvalue.Value, at int) (FastResult, *apierr.Error) {
 	sid, err := appendArgs(CoreHandle, id, delta)
 	if err != nil {
-		return FastNo, err
+		return FastResult{Fast: FastNo}, err
 	}
 	if len(delta.Str) == 0 {
-		return FastNoop, nil
+		return FastResult{Fast: FastNoop}, nil
 	}
 	if s == nil {
-		return FastNo, nil
+		return FastResult{Fast: FastNo}, nil
 	}
+	s.bind(r)
+	defer s.unbind()
 	k := s.find(sid)
 	if k < 0 || k != len(s.heads)-1 {
-		return FastNo, nil
+		return FastResult{Fast: FastNo}, nil
 	}
-	n := s.Len()
-	if he := s.lineEnd(s.heads[k]); he < 0 || s.bodyEnd(he+1, n) != n {
-		return FastNo, nil
+	he := s.lineEnd(k)
+	if he < 0 || s.bodyEnd(he+1, s.Len()) != at {
+		return FastResult{Fast: FastNo}, nil
 	}
-	s.Apply([]Splice{{n, n, delta}})
-	return FastAppend, nil
+	s.Apply([]Splice{{at, at, delta}})
+	return FastResult{Fast: FastAppend, Split: s.bodyEnd(he+1, s.Len()), Permit: s.AppendsAtEnd(sid)}, nil
 }

@@ -4,6 +4,7 @@ package main
 
 import (
 	"syscall/js"
+	"unsafe"
 
 	"tavern-core/apierr"
 	"tavern-core/bridge"
@@ -20,16 +21,34 @@ import (
 // continue invariant, state errors and onUpdate follow the handle's rules.
 
 // opsEdge reaches the value the facade holds for the running op.
-type opsEdge struct{ units, indexOf js.Value }
+type opsEdge struct{ units, indexOf, read, find js.Value }
 
 var opsFx opsEdge
 
-func newOpsEdge(fx js.Value) { opsFx = opsEdge{units: fx.Get("units"), indexOf: fx.Get("indexOf")} }
+func newOpsEdge(fx js.Value) {
+	opsFx = opsEdge{units: fx.Get("units"), indexOf: fx.Get("indexOf"), read: fx.Get("read"), find: fx.Get("find")}
+}
 
 // jsBuffer is the op's current value, held by the facade; content is
-// copied in only when the op asks (editops.Buffer), and searches can run on
-// the JS string itself (editops.Indexer).
+// copied in only when the op asks (editops.Buffer), searches can run on
+// the JS string itself (editops.Indexer), and the section layout reads it
+// a few units at a time (editops.Reader).
 type jsBuffer struct{ n int }
+
+// addrOf is where u sits in linear memory: the facade writes into it, or
+// reads a needle from it, directly (never the shared buffer, which may hold
+// the call's arguments).
+func addrOf(u []uint16) uint32 { return uint32(uintptr(unsafe.Pointer(&u[0]))) }
+
+func (b jsBuffer) ReadUnits(from int, dst []uint16) {
+	if len(dst) > 0 {
+		opsFx.read.Invoke(from, len(dst), addrOf(dst))
+	}
+}
+
+func (b jsBuffer) IndexUnits(needle []uint16, from int) int {
+	return opsFx.find.Invoke(addrOf(needle), len(needle), from).Int()
+}
 
 // catchUp tells the kept layout about the deltas the facade appended on its
 // own under a permit (Edit.Permit): lag units appended since version
@@ -241,10 +260,13 @@ func eoAppend(id, field, kind, n int32) (st int32) {
 }
 
 // eo_section_append is appendToReasoningSection's streaming case on an open
-// core handle (editops.AppendAtEnd): the facade has encoded the id and the
-// delta (and a lag, as eo_op) and already stored reasoning + delta (a
-// speculation it takes back unless the answer is a write status). ver is
-// the reasoning version before that store. It answers as tk_set, or
+// core handle (editops.AppendAtEnd): the facade has encoded the id, the
+// delta, a lag (as eo_op) and `at`, where it inserted the delta (its cut,
+// or the end), and already stored the result (a speculation it takes back
+// unless the answer is a write status); it holds the value before that
+// store for the layout's reads. ver is the reasoning version before the
+// store. It answers as tk_set plus protocol.SectionPermit and the next
+// cut's offset into the delta (protocol.SectionSplitShift), or
 // protocol.SectionNoop or SectionFallback.
 //
 //go:wasmexport eo_section_append
@@ -264,23 +286,32 @@ func eoSectionAppend(id int32, ver float64, n int32) (st int32) {
 	sid, _ := d.View()
 	delta, _ := d.View()
 	lagFrom, lag := d.F64(), int(d.F64())
+	at := int(d.F64())
 	catchUp(h, lagFrom, ver, lag)
-	b := keptBuffer{jsBuffer{}, h, ver}
 	s := kept(h, ver)
-	fast, err := editops.AppendAtEnd(s, sid, delta)
+	if s != nil && len(delta.Str) > protocol.MaxSectionSplit {
+		s = nil // the answer could not carry the split
+	}
+	b := keptBuffer{jsBuffer{}, h, ver}
+	if s != nil {
+		b.n = s.Len()
+	}
+	fast, err := editops.AppendAtEnd(s, b, sid, delta, at)
 	switch {
 	case err != nil:
 		return bridge.Fail(err)
-	case fast == editops.FastNoop:
+	case fast.Fast == editops.FastNoop:
 		return protocol.SectionNoop
-	case fast == editops.FastNo:
+	case fast.Fast == editops.FastNo:
 		return protocol.SectionFallback
 	}
 	b.Keep(s, true) // the handle is open: the write below stands
-	permit := s.AppendsAtEnd(jsvalue.Trim(sid.Str))
 	w := appendWrite(h, &st)
-	if w >= 0 && permit {
-		w |= protocol.SectionPermit
+	if w >= 0 {
+		w |= int32(fast.Split-at) << protocol.SectionSplitShift
+		if fast.Permit {
+			w |= protocol.SectionPermit
+		}
 	}
 	return w
 }
