@@ -78,22 +78,41 @@ test('O36 O38: a core handle streaming into sections equals the general path, wh
   }
 });
 
-test('O36: a long stream through a standing permit, then a mark, then more', () => {
-  const h = H();
-  const d = duck('');
+// The same stream into a core handle and a duck: `count` appends of
+// delta(i) to id(i) (and, when given, other writes between), a mark, one
+// more append; both end with the same reasoning.
+function streamBoth({ seed = '', count, delta, id, between = () => {}, last }) {
+  const h = H({ originalReasoning: seed });
+  const d = duck(seed);
   for (const x of [h, d]) { ops.ensureReasoningSection(x, 'critic-0'); ops.ensureReasoningSection(x, 'planner-0'); }
-  for (let i = 0; i < 3000; i++) {
-    const delta = i % 97 === 0 ? 'line\n' : 'tok ';
-    const id = i % 500 === 250 ? 'critic-0' : 'planner-0';
-    ops.appendToReasoningSection(h, id, delta);
-    ops.appendToReasoningSection(d, id, delta);
+  for (let i = 0; i < count; i++) {
+    for (const x of [h, d]) ops.appendToReasoningSection(x, id(i), delta(i));
+    between(i, h, d);
   }
-  ops.markReasoningSectionStatus(h, 'planner-0', 'done');
-  ops.markReasoningSectionStatus(d, 'planner-0', 'done');
-  ops.appendToReasoningSection(h, 'planner-0', 'after');
-  ops.appendToReasoningSection(d, 'planner-0', 'after');
+  for (const x of [h, d]) { ops.markReasoningSectionStatus(x, 'planner-0', 'done'); ops.appendToReasoningSection(x, 'planner-0', last); }
   assert.equal(h.getReasoning(), d.reasoning);
   h.commit();
+}
+
+test('O36: a long stream through a standing permit, then a mark, then more', () => {
+  streamBoth({
+    count: 3000,
+    delta: (i) => (i % 97 === 0 ? 'line\n' : 'tok '),
+    id: (i) => (i % 500 === 250 ? 'critic-0' : 'planner-0'),
+    last: 'after',
+  });
+});
+
+test('O36: deltas ending in line breaks stream before the trailing run, over a long seed, as the general path does', () => {
+  const deltas = ['ab\n', 'tok ', '\n', 'x\n\n', 'y'];
+  streamBoth({
+    seed: `### [notes]\n${'n'.repeat(100_000)}\n`,
+    count: 2000,
+    delta: (i) => deltas[i % deltas.length],
+    id: (i) => (i % 700 === 350 ? 'critic-0' : 'planner-0'),
+    between: (i, h, d) => { if (i % 500 === 499) { h.appendReasoning('\n'); d.reasoning += '\n'; } },
+    last: 'after\n',
+  });
 });
 
 test('O36 T33: a permit does not outlive the handle: appends after commit throw editor_committed', () => {

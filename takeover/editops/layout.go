@@ -176,7 +176,8 @@ func (s *Sections) unbind() {
 	clear(s.spare)
 }
 
-// AppendPlain appends n stand-in units (see Sections).
+// AppendPlain appends n stand-in units (see Sections), where AppendsAtEnd
+// held: no header line runs to the end, so no cached line changes.
 func (s *Sections) AppendPlain(n int) {
 	if n <= 0 {
 		return
@@ -193,9 +194,6 @@ func (s *Sections) AppendPlain(n int) {
 	}
 	copy(last[:i], s.last[s.lastLen-i:s.lastLen])
 	s.last, s.lastLen, s.tail = last, m, 0
-	if k := len(s.heads) - 1; k >= 0 && s.heads[k].line >= 0 && !s.heads[k].nl {
-		s.heads[k].line = -1 // its line ran to the end, which moved
-	}
 }
 
 // Len is the value's length.

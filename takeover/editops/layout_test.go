@@ -288,3 +288,68 @@ func TestO36_StreamReadsOnlyWhatItNeeds(t *testing.T) {
 		t.Fatal("the kept layout's edits differ from the general path's")
 	}
 }
+
+// O33: Apply keeps a layout equal to one built afresh under any splices,
+// not only the section ops' own: headers, the trailing line breaks, the
+// units held before them, and what was read of each header line (found
+// ids and line ends) before and after.
+func TestO33_ApplyMatchesRebuilt(t *testing.T) {
+	rng := rand.New(rand.NewSource(33))
+	pieces := []string{"### [a]", "### [b] (s)", "### [a", "\n", "\n\n", "x", "yz", "#", "[", "]", "### ", " (done)", "### [ab]x", strings.Repeat("w", 40)}
+	gen := func(k int) []uint16 {
+		var u []uint16
+		for i := rng.Intn(k); i > 0; i-- {
+			u = append(u, jsvalue.U(pieces[rng.Intn(len(pieces))])...)
+		}
+		return u
+	}
+	ids := [][]uint16{jsvalue.U("a"), jsvalue.U("b"), jsvalue.U("ab")}
+	probe := func(s *Sections, value []uint16, round int) {
+		t.Helper()
+		fresh := NewSections(value)
+		if s.Len() != len(value) || !slices.Equal(s.headStarts(), fresh.headStarts()) || s.tail != fresh.tail ||
+			s.lastLen != fresh.lastLen || !slices.Equal(s.last[:s.lastLen], fresh.last[:fresh.lastLen]) {
+			t.Fatalf("round %d: layout %v/%d/%q, rebuilt %v/%d/%q of %q", round, s.headStarts(), s.tail, jsvalue.GoString(s.last[:s.lastLen]),
+				fresh.headStarts(), fresh.tail, jsvalue.GoString(fresh.last[:fresh.lastLen]), jsvalue.GoString(value))
+		}
+		for _, id := range ids {
+			if a, b := s.find(id), fresh.find(id); a != b {
+				t.Fatalf("round %d: find(%q) %d, rebuilt %d", round, jsvalue.GoString(id), a, b)
+			}
+		}
+		for k := range s.heads {
+			if a, b := s.lineEnd(k), fresh.lineEnd(k); a != b {
+				t.Fatalf("round %d: lineEnd(%d) %d, rebuilt %d of %q", round, k, a, b, jsvalue.GoString(value))
+			}
+			if p, q := s.heads[k].pre, fresh.prefix(k, len(s.heads[k].pre)); !jsvalue.HasPrefix(q, p) {
+				t.Fatalf("round %d: header %d read as %q, is %q", round, k, jsvalue.GoString(p), jsvalue.GoString(q))
+			}
+		}
+	}
+	for round := 0; round < 3000; round++ {
+		value := gen(12)
+		s := NewSections(value)
+		probe(s, value, round) // fills what is read of the headers
+		for step := rng.Intn(3); step >= 0; step-- {
+			var sps []Splice
+			cur := value
+			for i := rng.Intn(3); i >= 0; i-- {
+				a := rng.Intn(len(cur) + 1)
+				b := a + rng.Intn(len(cur)-a+1)
+				if rng.Intn(3) > 0 {
+					b = a + min(len(cur)-a, rng.Intn(3))
+				}
+				sp := Splice{a, b, jsvalue.Str(gen(4))}
+				sps = append(sps, sp)
+				cur = Apply(cur, []Splice{sp})
+			}
+			s.bind(unitsReader(value))
+			s.Apply(sps)
+			value = cur
+			s.unbind()
+			s.bind(unitsReader(value))
+			probe(s, value, round)
+			s.unbind()
+		}
+	}
+}
