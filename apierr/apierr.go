@@ -28,17 +28,26 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Code + ": " + jsvalue.GoString(e.Message) }
 
+// Errors are built on cold paths: New, NewU and With are not inlined, so
+// the dozens of call sites do not each carry a copy (browser .wasm size).
+
 // New builds an error with a message made of ASCII/UTF-8 core text.
+//
+//go:noinline
 func New(class Class, code, msg string) *Error {
 	return &Error{Class: class, Code: code, Message: jsvalue.U(msg)}
 }
 
 // NewU builds an error whose message is already in code units.
+//
+//go:noinline
 func NewU(class Class, code string, msg []uint16) *Error {
 	return &Error{Class: class, Code: code, Message: msg}
 }
 
 // With sets a detail, creating the details object on first use.
+//
+//go:noinline
 func (e *Error) With(key string, v jsvalue.Value) *Error {
 	if e.Details == nil {
 		e.Details = jsvalue.NewObj()

@@ -50,9 +50,11 @@ if (process.argv[3]) {
     p = end;
   }
   const pkgs = new Map();
+  const fns = [];
   let total = 0;
   bodies.forEach((size, i) => {
     const fn = (names.get(i + imported) ?? '?').replace(/\(.*$/, '');
+    fns.push([fn, size]);
     const slash = fn.lastIndexOf('/');
     const dot = fn.indexOf('.', slash + 1);
     const pkg = dot > 0 ? fn.slice(0, dot) : fn;
@@ -62,5 +64,11 @@ if (process.argv[3]) {
   console.log(`code: ${total} bytes in ${bodies.length} functions; by package (Go's names, / as _):`);
   for (const [pkg, size] of [...pkgs].sort((x, y) => y[1] - x[1]).slice(0, 16)) {
     console.log(`  ${String(size).padStart(9)}  ${(100 * size / total).toFixed(1).padStart(4)} %  ${pkg}`);
+  }
+  // SIZE_TOP=n also lists the n largest functions.
+  const top = Number(process.env.SIZE_TOP ?? 0);
+  if (top > 0) {
+    console.log(`the ${top} largest functions:`);
+    for (const [fn, size] of fns.sort((x, y) => y[1] - x[1]).slice(0, top)) console.log(`  ${String(size).padStart(9)}  ${fn}`);
   }
 }
