@@ -159,11 +159,15 @@ function exposeContext(st, core, settleOnAbort) {
 function sillyTavernHost({ st, type, restored, turn, onClaimed, isCurrentGeneration }) {
   const { chat, eventSource, event_types: ev } = st;
   let swipeBefore = null; // the swipe count before the placeholder swipe
+  let timesBefore = null; // a continued message's generation times, for a discard
 
   const message = (id) => chat[id];
   const redrawNow = (id) => {
     const m = message(id);
-    if (m) st.updateMessageBlock(id, m);
+    if (m) {
+      st.updateMessageBlock(id, m);
+      showGenerationTime(id, m);
+    }
     return m;
   };
 
@@ -175,7 +179,10 @@ function sillyTavernHost({ st, type, restored, turn, onClaimed, isCurrentGenerat
 
     async acquirePlaceholder(t) {
       const last = chat.length - 1;
-      if (t === 'continue' && last >= 0) return last; // the slot is the message being continued
+      if (t === 'continue' && last >= 0) { // the slot is the message being continued
+        timesBefore = { gen_started: chat[last].gen_started, gen_finished: chat[last].gen_finished };
+        return last;
+      }
       if (t === 'regenerate' && restored && chat[last] === restored) {
         st.addOneMessage(restored); // SillyTavern removed its block; the slot is drawn again
       } else {
@@ -200,6 +207,10 @@ function sillyTavernHost({ st, type, restored, turn, onClaimed, isCurrentGenerat
       m.mes = text;
       if (!m.extra || typeof m.extra !== 'object') m.extra = {};
       m.extra.reasoning = reasoning;
+      // A streamed reply's end time moves with every token (StreamingProcessor
+      // does the same), so the message's timer and the saved gen_finished say
+      // how long the plugin took, not when the placeholder appeared.
+      m.gen_finished = new Date();
       st.syncMesToSwipe(id);
     },
 
@@ -230,6 +241,10 @@ function sillyTavernHost({ st, type, restored, turn, onClaimed, isCurrentGenerat
         m.mes = m.swipes[m.swipe_id] ?? '';
         const info = m.swipe_info?.[m.swipe_id];
         if (info?.extra && typeof info.extra === 'object') m.extra = structuredClone(info.extra);
+        // The times go back with the swipe, as SillyTavern's own swipe does.
+        if (info && typeof info === 'object') {
+          for (const k of ['send_date', 'gen_started', 'gen_finished']) if (k in info) m[k] = info[k];
+        }
         redrawNow(id);
         await st.updateSwipeCounter(id);
         return;
@@ -237,6 +252,7 @@ function sillyTavernHost({ st, type, restored, turn, onClaimed, isCurrentGenerat
       m.mes = text;
       if (!m.extra || typeof m.extra !== 'object') m.extra = {};
       m.extra.reasoning = reasoning;
+      if (timesBefore !== null) Object.assign(m, timesBefore);
       st.syncMesToSwipe(id);
       redrawNow(id);
     },
@@ -252,4 +268,22 @@ function sillyTavernHost({ st, type, restored, turn, onClaimed, isCurrentGenerat
       turn.autoContinue = text;
     },
   };
+}
+
+/**
+ * The message header's generation timer (`.mes_timer`), in SillyTavern's
+ * format ("2.7s", and the queued / received times in its title).
+ * updateMessageBlock redraws only the text, and the timer SillyTavern drew
+ * with the placeholder would otherwise stay at the placeholder's age.
+ */
+function showGenerationTime(id, m) {
+  const el = globalThis.document?.querySelector(`#chat .mes[mesid="${id}"] .mes_timer`);
+  const start = new Date(m.gen_started ?? NaN);
+  const end = new Date(m.gen_finished ?? NaN);
+  const seconds = (end.getTime() - start.getTime()) / 1000;
+  if (!el || !(seconds >= 0)) return;
+  el.textContent = `${seconds.toFixed(1)}s`;
+  const moment = globalThis.moment;
+  const at = (d) => (typeof moment === 'function' ? moment(d).format('HH:mm:ss D MMM YYYY') : d.toISOString());
+  el.title = [`Generation queued: ${at(start)}`, `Reply received: ${at(end)}`, `Time to generate: ${seconds} seconds`].join('\n');
 }

@@ -113,6 +113,14 @@ test('settings panel: version, core loaded, takeover and auto-settle switches, c
   assert.equal(panel.settle, false, 'the seed\'s rule by default: plugins settle their own handles');
   assert.equal(panel.mode, 'static');
   assert.match(panel.link, /tavern-core\/README\.md$/);
+  // The link opens the README's SillyTavern sections, bundled in the folder with the pages they cite.
+  const help = await page.evaluate(async (href) => {
+    const get = async (u) => { const r = await fetch(new URL(u, location.href)); return { ok: r.ok, text: await r.text() }; };
+    const readme = await get(href);
+    return { readme, doc: await get(new URL('docs/sillytavern.md', new URL(href, location.href)).href) };
+  }, panel.link);
+  assert.ok(help.readme.ok && help.readme.text.includes('\n## Use it in SillyTavern\n') && help.readme.text.includes('\n## Writing extensions for tavern-core in SillyTavern\n'));
+  assert.ok(help.doc.ok && help.doc.text.startsWith('# tavern-core in SillyTavern'));
 });
 
 test('a claimed normal turn streams live and commits with no request to the model (T56–T58)', async () => {
@@ -143,6 +151,23 @@ test('a claimed normal turn streams live and commits with no request to the mode
     type: 'normal', isContinue: false,
     keys: ['type', 'isContinue', 'forceName2', 'isStreamingEnabled', 'finalPrompt', 'generateData', 'takeoverHandle', 'abortSignal'],
   });
+});
+
+test('the reply\'s generation timer covers the whole takeover, as a streamed reply\'s does', async () => {
+  // The previous turn streamed 5 chunks 250 ms apart: at least a second
+  // passed between the placeholder and the commit.
+  const m = await page.evaluate(() => {
+    const last = globalThis.SillyTavern.getContext().chat.at(-1);
+    const el = document.querySelector('#chat .last_mes .mes_timer');
+    return { started: new Date(last.gen_started).getTime(), finished: new Date(last.gen_finished).getTime(), timer: el?.textContent ?? null, title: el?.title ?? '' };
+  });
+  const seconds = (m.finished - m.started) / 1000;
+  assert.ok(seconds >= 1, `gen_finished moved with the writes (${seconds} s)`);
+  assert.equal(m.timer, `${seconds.toFixed(1)}s`, 'the header shows that time');
+  assert.match(m.title, /Time to generate: /);
+  const saved = st.readChat().at(-1);
+  assert.equal(new Date(saved.gen_finished).getTime(), m.finished, 'and the chat file holds it');
+  assert.equal(new Date(saved.swipe_info[saved.swipe_id].gen_finished).getTime(), m.finished, 'so does the swipe');
 });
 
 test('Stop keeps the partial as an aborted turn: shown, not saved, no MESSAGE_RECEIVED (T59)', async () => {
