@@ -45,7 +45,8 @@ dsh-plugin: wasm host-wasm
 	rm -rf $(DSH_PLUGIN)
 	mkdir -p $(DSH_PLUGIN)/lib
 	cp dsh-plugin/package.json dsh-plugin/cordis.patch.yml dsh-plugin/host.js dsh-plugin/client.js \
-		dsh-plugin/browser.js dsh-plugin/README.md LICENSE $(DSH_PLUGIN)/
+		dsh-plugin/browser.js LICENSE $(DSH_PLUGIN)/
+	node docs/bundle.mjs dsh-plugin $(DSH_PLUGIN)
 	cp $(sort $(filter-out $(JS)/pack.js,$(wildcard $(JS)/*.js)) $(JS)/wasm_exec.js) $(WASM) $(HOST_WASM) $(JS)/package.json $(DSH_PLUGIN)/lib/
 
 node_modules: $(JS)/node_modules/.package-lock.json
@@ -91,7 +92,7 @@ test-e2e: wasm host-wasm node_modules
 # The SillyTavern extension: copy dist/sillytavern/tavern-core/ to
 # data/<user>/extensions/tavern-core/ (README "Use it in SillyTavern").
 ST_DIST := dist/sillytavern/tavern-core
-ST_EXT := $(wildcard sillytavern/*.js) sillytavern/style.css sillytavern/README.md
+ST_EXT := $(wildcard sillytavern/*.js) sillytavern/style.css
 # The optional example participant (a second extension: copy it to
 # data/<user>/extensions/html-runtime/).
 ST_EXAMPLE := dist/sillytavern/html-runtime
@@ -102,6 +103,7 @@ sillytavern: wasm
 	rm -rf $(ST_DIST)
 	mkdir -p $(ST_DIST)
 	cp $(ST_EXT) $(ST_DIST)/
+	node docs/bundle.mjs sillytavern $(ST_DIST)
 	mkdir -p $(ST_DIST)/managed
 	cp sillytavern/managed/*.js $(ST_DIST)/managed/
 	node sillytavern/copy-lib.mjs $(JS) $(ST_DIST)

@@ -19,6 +19,7 @@ import {
 import { extension_settings } from '../../../extensions.js';
 import { installSillyTavernTakeover } from './takeover.js';
 import { mountSettingsPanel } from './settings.js';
+import { explainLoadFailure } from './load-check.js';
 
 const FOLDER = decodeURIComponent(new URL('.', import.meta.url).pathname.split('/').filter(Boolean).pop());
 const DEFAULTS = Object.freeze({ takeover: true, settleOnAbort: false, chatSurface: 'static' });
@@ -78,8 +79,8 @@ try {
   status.takeover = true;
   status.loaded = true;
 } catch (e) {
-  status.error = e;
-  console.error('[tavern-core] the core did not load; SillyTavern runs without it', e);
+  status.error = await explainLoadFailure(e, { base: new URL('.', import.meta.url), folder: FOLDER });
+  console.error('[tavern-core] the core did not load; SillyTavern runs without it', status.error);
 }
 
 /** The manifest's activate hook: everything above has run by now. */

@@ -51,7 +51,10 @@ export function mountSettingsPanel({ status, settings, save, readme }) {
   const modeNote = el('div', { class: 'tavern-core-row', id: 'tavern_core_chat_surface_note' });
   const note = () => {
     const now = status.chatSurface ?? 'none';
-    modeNote.textContent = settings.chatSurface === now
+    // Without the core a reload changes nothing: SillyTavern renders the
+    // chat itself until the core loads.
+    if (!status.loaded) modeNote.textContent = 'This page: SillyTavern\'s own chat (the core did not load).';
+    else modeNote.textContent = settings.chatSurface === now
       ? `This page: ${now}.`
       : `This page: ${now}. Reload the page for ${settings.chatSurface} to take effect.`;
     if (status.managedError) modeNote.textContent += ` Managed mode failed to load: ${errorText(status.managedError)}`;
