@@ -41,9 +41,15 @@ export function renderMarkdown(text) {
 }
 
 // ---- toasts: failures and their remedy, never silent ----
-function toast(message, { kind = 'error', action, timeout = kind === 'error' ? 0 : 4000 } = {}) {
+// An error stays until it is dismissed or no longer true: a toast with a
+// topic ('turn', 'send', 'save') replaces the previous one of that topic and
+// goes away once that thing succeeds (dismissToasts), so a failure from two
+// turns ago never sits over a chat that has since worked.
+function toast(message, { kind = 'error', action, topic, timeout = kind === 'error' ? 0 : 4000 } = {}) {
+  if (topic) dismissToasts(topic);
   const el = document.createElement('div');
   el.className = `toast ${kind}`;
+  if (topic) el.dataset.topic = topic;
   el.setAttribute('role', kind === 'error' ? 'alert' : 'status');
   const text = document.createElement('span');
   text.textContent = message;
@@ -65,6 +71,9 @@ function toast(message, { kind = 'error', action, timeout = kind === 'error' ? 0
   toastsEl.append(el);
   if (timeout) setTimeout(() => el.remove(), timeout);
   return el;
+}
+function dismissToasts(topic) {
+  for (const el of toastsEl.querySelectorAll(`.toast[data-topic="${topic}"]`)) el.remove();
 }
 
 function setStatus(text, state) {
@@ -91,6 +100,7 @@ async function save(messages) {
   const res = await fetch('/api/chat', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(messages) });
   if (!res.ok) throw new Error(`the server answered ${res.status}`);
   unsaved = false;
+  dismissToasts('save');
 }
 // The takeover's persist step: a failure is shown and kept for a retry (the
 // whole chat is saved each time, so the next save catches up).
@@ -100,13 +110,13 @@ async function persist(messages) {
   } catch (err) {
     unsaved = true;
     const why = err instanceof TypeError ? 'the demo server is not reachable' : err.message;
-    toast(`The reply is on screen but could not be saved (${why}).`, { action: { label: 'Try again', run: retrySave } });
+    toast(`The reply is on screen but could not be saved (${why}).`, { topic: 'save', action: { label: 'Try again', run: retrySave } });
   }
 }
 async function retrySave() {
   try {
     await save(chat);
-    toast('Saved.', { kind: 'info' });
+    toast('Saved.', { kind: 'info', topic: 'save' });
   } catch (err) {
     persistFailed(err);
   }
@@ -114,7 +124,7 @@ async function retrySave() {
 function persistFailed(err) {
   unsaved = true;
   const why = err instanceof TypeError ? 'the demo server is not reachable' : err.message;
-  toast(`Still not saved (${why}).`, { action: { label: 'Try again', run: retrySave } });
+  toast(`Still not saved (${why}).`, { topic: 'save', action: { label: 'Try again', run: retrySave } });
 }
 
 // ---- drawing ----
@@ -213,6 +223,7 @@ async function generate(type) {
   if ((type === 'regenerate' || type === 'continue' || type === 'swipe') && (!last || last.is_user)) type = 'normal';
   if (type === 'normal' && !last) return;
   lastFailure = null;
+  dismissToasts('turn'); // the last turn's failure is history once a new turn starts
   streamingIndex = type === 'normal' ? chat.length : chat.length - 1;
   follow = follow || nearBottom();
   setStatus('The model is writing…', `${type}:streaming`);
@@ -230,7 +241,7 @@ async function generate(type) {
   const reply = chat.at(-1);
   if (status === 'discarded') {
     const why = lastFailure?.message ?? 'the plugin gave up';
-    toast(`The reply failed: ${why}. Nothing was saved; press Send (empty) or Regenerate to try again.`);
+    toast(`The reply failed: ${why}. Nothing was saved; press Send (empty) or Regenerate to try again.`, { topic: 'turn' });
     announceEl.textContent = `The reply failed: ${why}.`;
   } else if (status === 'aborted') {
     announceEl.textContent = 'Stopped. The partial reply is not saved.';
@@ -271,13 +282,14 @@ form.addEventListener('submit', async (e) => {
   render(chat.length - 1);
   try {
     await save(chat);
+    dismissToasts('send');
   } catch (err) {
     // Nothing acknowledged is lost: the message goes back to the box.
     chat.pop();
     render(chat.length);
     if (input.value === '') input.value = draft;
     const why = err instanceof TypeError ? 'the demo server is not reachable' : err.message;
-    toast(`Your message was not sent: ${why}. It is still in the message box.`, { action: { label: 'Send again', run: () => form.requestSubmit() } });
+    toast(`Your message was not sent: ${why}. It is still in the message box.`, { topic: 'send', action: { label: 'Send again', run: () => form.requestSubmit() } });
     setStatus('Not sent.', 'normal:unsent');
     setLocked(false);
     input.focus();

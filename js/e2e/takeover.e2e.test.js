@@ -269,6 +269,30 @@ test('takeover demo: a message the server cannot take stays in the box, with a n
   assert.deepEqual(d.errors.slice(0, before).map(String), []);
 });
 
+test('takeover demo: a failure toast lasts until the next turn, and a second failure replaces it', { skip, timeout: 120000 }, async (t) => {
+  const d = await open(t, { delay: 5 });
+  const { page } = d;
+  const errorToasts = () => page.locator('#toasts .toast.error').allTextContents();
+  await d.openOptions();
+  await page.check('#fail');
+  await page.fill('#input', 'this one fails');
+  await page.keyboard.press('Enter');
+  await d.waitStatus('normal:discarded');
+  assert.equal((await errorToasts()).length, 1);
+  await new Promise((r) => setTimeout(r, 500));
+  assert.equal((await errorToasts()).length, 1, 'an error is not timed out before it is read');
+  // Failing again: one toast, the new one.
+  await page.click('#regenerate');
+  await d.waitStatus('normal:discarded');
+  assert.equal((await errorToasts()).length, 1, 'the second failure replaced the first');
+  // A turn that works: the failure is history.
+  await page.uncheck('#fail');
+  await page.click('#regenerate');
+  await d.waitStatus('normal:committed');
+  assert.deepEqual(await errorToasts(), [], 'no stale failure over a chat that has since worked');
+  assert.deepEqual(d.errors.map(String), []);
+});
+
 test('takeover demo: a reply is announced once, when it settles (not per streamed chunk)', { skip, timeout: 120000 }, async (t) => {
   const d = await open(t, { delay: 20 });
   const { page } = d;
