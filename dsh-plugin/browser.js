@@ -161,6 +161,30 @@ export function start({ sessions, boot, document: doc = globalThis.document }) {
   let editor;
   let generation = 0;
   let observed; // the agent's status and the flow's row keys at the last sync
+  // The route answers on one origin only (S85.1), the address dsh web prints.
+  // Opened under another name (localhost, a LAN name) every request would be
+  // refused with "request host … is not this host": say where to go instead,
+  // and send nothing.
+  const here = globalThis.location?.origin;
+  const elsewhere = typeof boot.origin === 'string' && typeof here === 'string' && boot.origin !== here;
+  let notice = null;
+
+  function showElsewhere(flow) {
+    if (!flow?.parentNode) return;
+    if (!notice) {
+      notice = doc.createElement('div');
+      notice.className = 'tc-me-banner tc-me-elsewhere';
+      notice.setAttribute('role', 'note');
+      notice.setAttribute('data-tc-me', '');
+      const link = doc.createElement('a');
+      const { pathname, search, hash } = globalThis.location;
+      link.href = boot.origin + pathname + search + hash;
+      link.textContent = boot.origin;
+      notice.append('Editing and regenerating messages works at ', link,
+        ', the address dsh web printed; this page was opened as ', here, '.');
+    }
+    if (notice.nextElementSibling !== flow) flow.parentNode.insertBefore(notice, flow);
+  }
 
   const schedule = () => {
     if (scheduled || stopped) return;
@@ -210,6 +234,10 @@ export function start({ sessions, boot, document: doc = globalThis.document }) {
 
   function sync() {
     if (stopped) return;
+    if (elsewhere) {
+      showElsewhere(doc.querySelector('[data-chat-flow]'));
+      return;
+    }
     const id = sessions.list.getSnapshot()?.current;
     const nextRoot = doc.querySelector('[data-chat-flow]');
     const nextFace = id === undefined ? undefined : sessions.binding(id)?.session;
@@ -241,6 +269,7 @@ export function start({ sessions, boot, document: doc = globalThis.document }) {
       unsubscribeList();
       unsubscribeFace();
       unmount();
+      notice?.remove();
       doc.getElementById(STYLE_ID)?.remove();
     },
   };

@@ -138,7 +138,8 @@ export function harnessPort(ctx, token) {
 /** Mount the editor route, its assets and the credential on a harness context. */
 export function apply(ctx) {
   const token = randomBytes(32).toString('base64url');
-  mountEditorRoute(harnessPort(ctx, token), routes); // throws already-active (S82)
+  const port = harnessPort(ctx, token);
+  mountEditorRoute(port, routes); // throws already-active (S82)
   ctx.effect(() => () => { for (const p of Object.values(EDITOR_PATHS)) routes.delete(p); }, 'tavern-core-message-editor: route table');
   const listener = toNodeListener((request) => {
     const route = routes.get(new URL(request.url).pathname);
@@ -151,6 +152,8 @@ export function apply(ctx) {
   // Only the web UI's own index page carries the token: a page of another
   // origin cannot read it, and a rebound host name still fails the Host check.
   ctx.on('webserver/index-inject', (table) => {
-    table.push({ kind: 'global', name: BOOT_GLOBAL, value: { token, version: VERSION, assets: ASSET_PREFIX, authHeader: AUTH_HEADER } });
+    // `origin` lets the page say where the editor works when it was opened
+    // under another name (localhost, a LAN name), instead of a refusal.
+    table.push({ kind: 'global', name: BOOT_GLOBAL, value: { token, version: VERSION, assets: ASSET_PREFIX, authHeader: AUTH_HEADER, origin: port.origin } });
   });
 }

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import * as plugin from '../../dsh-plugin/host.js';
-import { rowTag, tagRows, adoptHostLook } from '../../dsh-plugin/browser.js';
+import { rowTag, tagRows, adoptHostLook, start } from '../../dsh-plugin/browser.js';
 import { openLog } from '../session-log.js';
 
 const FIX = new URL('../../testdata/sessionlog/', import.meta.url);
@@ -114,7 +114,8 @@ test('the host half serves a live v0 session: credential, origin, v0 writes, flu
   const row = h.indexRows()[0];
   assert.equal(row.kind, 'global');
   assert.equal(row.name, plugin.BOOT_GLOBAL);
-  assert.deepEqual(Object.keys(boot).sort(), ['assets', 'authHeader', 'token', 'version']);
+  assert.deepEqual(Object.keys(boot).sort(), ['assets', 'authHeader', 'origin', 'token', 'version']);
+  assert.equal(boot.origin, url, 'the one origin the route answers on');
   assert.ok(boot.token.length >= 40, 'a per-boot random token');
   const auth = { [boot.authHeader]: boot.token };
   const edit = { session: 'sL', target: { messageId: 'lu1' }, text: 'hi' };
@@ -237,4 +238,42 @@ test('harness rows are tagged from the session\'s node store (S90, S95, S96)', (
   adoptHostLook(root);
   assert.ok(ours.classList.contains('h_action') && ours.classList.contains('tc-me-regenerate'));
   assert.deepEqual([...bar.children].map((c) => c.className.split(' ')[0]), ['h_action', '', 'tc-me-act', 'end']);
+});
+
+test('opened under another name than the route\'s origin, the page says where the editor works and sends nothing (S85.1)', async (t) => {
+  // happy-dom's page is http://127.0.0.1/; dsh web printed another address.
+  assert.equal(globalThis.location.origin, 'http://127.0.0.1');
+  const page = document.createElement('main');
+  page.innerHTML = '<div data-chat-flow><div data-chat-flow-key="13:input-messageu1"></div></div>';
+  document.body.append(page);
+  const realFetch = globalThis.fetch;
+  let requests = 0;
+  globalThis.fetch = async () => { requests++; throw new Error('no request expected'); };
+  const subscribers = [];
+  const sessions = {
+    list: { getSnapshot: () => ({ current: 'sL' }), subscribe: (fn) => { subscribers.push(fn); return () => {}; } },
+    binding: () => { throw new Error('nothing is mounted on the wrong origin'); },
+  };
+  const running = start({ sessions, boot: { token: 't', authHeader: 'X-Tavern-Core-Auth', assets: '/a', version: '0', origin: 'http://127.0.0.1:4173' } });
+  t.after(() => { running.stop(); page.remove(); globalThis.fetch = realFetch; });
+  const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
+  await frame();
+  await frame();
+  const note = () => page.querySelector('.tc-me-elsewhere');
+  assert.ok(note(), 'a note above the chat');
+  assert.equal(note().nextElementSibling, page.querySelector('[data-chat-flow]'));
+  assert.equal(note().textContent, 'Editing and regenerating messages works at http://127.0.0.1:4173, the address dsh web printed; this page was opened as http://127.0.0.1.');
+  assert.equal(note().querySelector('a').getAttribute('href'), 'http://127.0.0.1:4173/');
+  // The harness re-renders its column: the note comes back, once.
+  note().remove();
+  const flow = page.querySelector('[data-chat-flow]');
+  flow.replaceWith(flow.cloneNode(true));
+  await frame();
+  await frame();
+  assert.equal(page.querySelectorAll('.tc-me-elsewhere').length, 1);
+  assert.equal(note().nextElementSibling, page.querySelector('[data-chat-flow]'));
+  assert.equal(page.querySelectorAll('.tc-me-pencil').length, 0);
+  assert.equal(requests, 0, 'no request that the route would refuse');
+  running.stop();
+  assert.equal(note(), null, 'stop removes it');
 });

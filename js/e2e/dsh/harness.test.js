@@ -264,6 +264,24 @@ test('the message editor in DeepSeek Harness: edit, attachments, undo, regenerat
     assert.equal(state.status, 200);
   });
 
+  await step('the web UI opened as localhost says where the editor works and sends it nothing (S85.1)', async () => {
+    const other = harness.url.replace('127.0.0.1', 'localhost');
+    const ui = await openUI(context, other);
+    const refused = [];
+    ui.page.on('response', (r) => { if (r.url().includes(EDITOR)) refused.push(r.status()); });
+    await ui.page.getByText('mock response recovered').first().click();
+    const note = ui.page.locator('.tc-me-elsewhere');
+    await note.waitFor({ timeout: 30_000 });
+    assert.equal(await note.textContent(),
+      `Editing and regenerating messages works at ${harness.url}, the address dsh web printed; this page was opened as ${other}.`);
+    assert.ok((await note.locator('a').getAttribute('href')).startsWith(`${harness.url}/`));
+    await userRow(ui.page, 0).waitFor();
+    assert.equal(await ui.page.locator('.tc-me-pencil').count(), 0);
+    assert.deepEqual(refused, [], 'no editor request from the wrong origin');
+    assert.deepEqual(ui.errors.map(String), []);
+    await ui.page.close();
+  });
+
   await step('restart the harness: every edit survives its validating load path (S3, S42)', async () => {
     const mine = errors.filter((e) => /tavern-core/.test(String(e.message)));
     assert.deepEqual(mine, [], 'no errors from the editor before the restart');
