@@ -11,7 +11,7 @@ import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, readdirSync, rmSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { packAll } from '../pack.js';
+import { packAll, PACKAGE_DOCS } from '../pack.js';
 
 const JS = fileURLToPath(new URL('..', import.meta.url));
 const ROOT = join(JS, '..');
@@ -112,6 +112,13 @@ test('the packed tarballs install outside the repo (space and é in the path), i
         }
       }
     }
+    // Each carries the docs its README cites, and a published manifest without dev-only fields.
+    for (const [name, p, readme] of [['tavern-core', packed.core, join(JS, 'README.md')], ['tavern-core-host', packed.host, join(JS, 'host', 'README.md')]]) {
+      for (const d of PACKAGE_DOCS[name]) assert.ok(p.files.includes(`docs/${d}`), `${name} tarball lacks docs/${d}`);
+      for (const [, d] of readFileSync(readme, 'utf8').matchAll(/\bdocs\/([a-z0-9-]+\.md)/g)) {
+        assert.ok(p.files.includes(`docs/${d}`), `${name}'s README cites docs/${d}, which it does not ship`);
+      }
+    }
     for (const f of NODE_ONLY) assert.ok(!packed.core.files.includes(f), `the browser package ships ${f}`);
     assert.ok(!packed.host.files.includes('tavern-core.wasm'), 'the host package ships the browser module');
 
@@ -119,6 +126,13 @@ test('the packed tarballs install outside the repo (space and é in the path), i
     mkdirSync(app);
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
     run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', packed.core.tarball, packed.host.tarball], app);
+    for (const name of Object.keys(manifests)) {
+      const published = JSON.parse(readFileSync(join(app, 'node_modules', name, 'package.json'), 'utf8'));
+      assert.equal(published.version, manifests['tavern-core'].version);
+      assert.equal(published.devDependencies, undefined, `${name} publishes no devDependencies`);
+      assert.equal(published.scripts, undefined, `${name} publishes no scripts (they name files it does not ship)`);
+      assert.ok(existsSync(join(app, 'node_modules', name, 'docs', 'api.md')));
+    }
 
     // Node: every module subpath imports (the wasm loads from the odd path).
     const specs = moduleExports();
