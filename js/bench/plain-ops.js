@@ -250,6 +250,8 @@ function withSection(r, id, status) {
 // What the last append to a section left, per handle: valid while the
 // handle's reasoning version is unchanged. When the section is the last one
 // and its body runs to the end of the text, an append is appendReasoning.
+// The id as given (raw) is kept too: the same string again needs no trim
+// and no check, as tavern-core's permit compares it as given.
 const lastAppend = new WeakMap();
 
 export function ensureReasoningSection(h, id, status) {
@@ -264,9 +266,9 @@ export function ensureReasoningSection(h, id, status) {
 export function appendToReasoningSection(h, id, text) {
   checkHandle(h);
   if (typeof text !== 'string') throw invalid('not_a_string', `appendToReasoningSection requires a string delta, got ${typeof text}`);
-  const sid = sectionId(id);
-  if (text === '') return;
   const seen = lastAppend.get(h);
+  const sid = seen !== undefined && seen.raw === id ? seen.id : sectionId(id);
+  if (text === '') return;
   const ver = h[REASONING_VERSION];
   if (seen && ver !== undefined && seen.ver === ver && seen.id === sid && !text.includes('\n') && typeof h.appendReasoning === 'function') {
     h.appendReasoning(text);
@@ -299,7 +301,7 @@ export function appendToReasoningSection(h, id, text) {
   }
   h.setReasoning(out);
   // The body now ends the text (no newline after it, no header inside it).
-  if (tailEnd && !text.includes('\n')) lastAppend.set(h, { ver: h[REASONING_VERSION], id: sid });
+  if (tailEnd && !text.includes('\n')) lastAppend.set(h, { ver: h[REASONING_VERSION], id: sid, raw: id });
   else lastAppend.delete(h);
 }
 
