@@ -243,33 +243,39 @@ export function createEditorOpsApi(core) {
         appendVia(slot, REASONING, text, appendJudge, takeoverFail, true);
         return undefined;
       }
-      const ver = slot.rver;
-      const before = slot.reasoning;
-      const cut = slot.rsplit !== null && slot.rsplit.ver === ver ? slot.rsplit : null;
-      const head = cut === null ? before : cut.head;
-      const tail = cut === null ? '' : cut.tail;
-      const lagged = takeLag(slot); // before the store below changes the version
-      const st = storeReasoning(slot, head + text + tail, () => {
-        core.begin();
-        core.value(id);
-        core.value(text);
-        encodeLag(lagged);
-        core.f64(head.length);
-        cur = before;
-        try {
-          return ex.eo_section_append(slot.ref, ver, core.flush()); // refs stay for an error's details
-        } finally { cur = ''; }
-      }, fail);
-      if (st === TK_WRITE.SECTION_NOOP) return undefined;
-      if (st !== TK_WRITE.SECTION_FALLBACK) {
-        const k = st >>> TK_WRITE.SECTION_SPLIT_SHIFT; // the next cut's offset into the delta
-        slot.rsplit = { ver: slot.rver, head: head + text.slice(0, k), tail: text.slice(k) + tail };
-        if (st & TK_WRITE.SECTION_PERMIT) grant(slot, id);
-        return undefined;
-      }
+      if (appendAtCut(slot, id, text)) return undefined;
     }
     if (textOp(OP.APPEND_TO_SECTION, h, [id, text], true)) grant(slotOf(h), id);
     return undefined;
+  }
+  // The one-crossing case; false: take the general op. Apart from the
+  // function above so that the permit path, called per token, allocates
+  // no context for this closure's variables.
+  function appendAtCut(slot, id, text) {
+    const ver = slot.rver;
+    const before = slot.reasoning;
+    const cut = slot.rsplit !== null && slot.rsplit.ver === ver ? slot.rsplit : null;
+    const head = cut === null ? before : cut.head;
+    const tail = cut === null ? '' : cut.tail;
+    const lagged = takeLag(slot); // before the store below changes the version
+    const st = storeReasoning(slot, head + text + tail, () => {
+      core.begin();
+      core.value(id);
+      core.value(text);
+      encodeLag(lagged);
+      core.f64(head.length);
+      cur = before;
+      try {
+        return ex.eo_section_append(slot.ref, ver, core.flush()); // refs stay for an error's details
+      } finally { cur = ''; }
+    }, fail);
+    if (st === TK_WRITE.SECTION_FALLBACK) return false;
+    if (st !== TK_WRITE.SECTION_NOOP) {
+      const k = st >>> TK_WRITE.SECTION_SPLIT_SHIFT; // the next cut's offset into the delta
+      slot.rsplit = { ver: slot.rver, head: head + text.slice(0, k), tail: text.slice(k) + tail };
+      if (st & TK_WRITE.SECTION_PERMIT) grant(slot, id);
+    }
+    return true;
   }
   const markReasoningSectionStatus = (h, id, status) => { textOp(OP.MARK_SECTION, h, [id, status], true); };
 
