@@ -137,7 +137,11 @@ func newSections(r Reader, n int) *Sections {
 			s.heads = s.heads[:0]
 		}
 	}
-	for from := 0; ; {
+	for from, found := 0, 0; ; found++ {
+		if found == maxSearches {
+			s.scanFrom(r, from)
+			break
+		}
 		q := r.IndexUnits(nlMark, from)
 		if q < 0 {
 			break
@@ -146,6 +150,29 @@ func newSections(r Reader, n int) *Sections {
 		from = q + 1
 	}
 	return s
+}
+
+// maxSearches bounds the headers newSections finds one IndexUnits call (one
+// crossing, for a handle) at a time; past them the rest of the value is
+// read in one piece and scanned here.
+const maxSearches = 32
+
+// scanFrom adds the headers after from (a header's start) from the value's
+// units, with what a header line read would give.
+func (s *Sections) scanFrom(r Reader, from int) {
+	u := make([]uint16, s.n-from)
+	r.ReadUnits(from, u)
+	for i := jsvalue.Index(u, nlMark, 0); i >= 0; i = jsvalue.Index(u, nlMark, i+1) {
+		h := head{at: from + i + 1, line: -1}
+		line := u[i+1 : min(len(u), i+1+headRead)]
+		if k := indexUnit(line, '\n', 0); k >= 0 {
+			line, h.line, h.nl = line[:k], k, true
+		} else if i+1+len(line) == len(u) {
+			h.line = len(line) // runs to the end
+		}
+		h.pre = append([]uint16(nil), line...)
+		s.heads = append(s.heads, h)
+	}
 }
 
 // readLast brings last up to date with the current value.

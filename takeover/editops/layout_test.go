@@ -353,3 +353,47 @@ func TestO33_ApplyMatchesRebuilt(t *testing.T) {
 		}
 	}
 }
+
+// O33: a reasoning with many headers is laid out with a bounded number of
+// searches (then read in one piece), and the result is the same.
+func TestO33_ManyHeadersBoundedSearches(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 500; i++ {
+		b.WriteString("### [s" + strings.Repeat("x", i%60) + "] (running)\nbody\n")
+		if i%7 == 0 {
+			b.WriteString("not ### [a header]\n\n")
+		}
+	}
+	b.WriteString("### [last]")
+	value := jsvalue.U(b.String())
+	k := &keeper{buf: buf{u: value}}
+	s := newSections(k, len(value))
+	var want []int
+	for ls := 0; ls < len(value); {
+		if jsvalue.HasPrefix(value[ls:], headerMark) {
+			want = append(want, ls)
+		}
+		nl := indexUnit(value, '\n', ls)
+		if nl < 0 {
+			break
+		}
+		ls = nl + 1
+	}
+	if !slices.Equal(s.headStarts(), want) {
+		t.Fatalf("heads %v, want %v", s.headStarts(), want)
+	}
+	if k.index > maxSearches+1 || k.whole != 0 {
+		t.Fatalf("searched %d times, copied %d", k.index, k.whole)
+	}
+	for i, at := range want {
+		if got := s.lineEnd(i); got != indexUnit(value, '\n', at) {
+			t.Fatalf("header %d ends at %d, want %d", i, got, indexUnit(value, '\n', at))
+		}
+	}
+	for _, id := range []string{"s", "s" + strings.Repeat("x", 59), "last", "a header", "nope"} {
+		first := slices.IndexFunc(want, func(at int) bool { return lineStartsHeader(value[at:], jsvalue.U(id)) })
+		if got := s.find(jsvalue.U(id)); got != first {
+			t.Fatalf("find(%q) %d, want %d", id, got, first)
+		}
+	}
+}

@@ -78,7 +78,7 @@ func indexUnit(s []uint16, c uint16, from int) int {
 
 // SectionKeeper is an optional capability of a reasoning Buffer: the layout
 // (Sections) of the current value kept from an earlier op, so the section
-// ops need neither copy the text (Units) nor scan it. The bridge keeps one
+// ops need not search the text for its headers again. The bridge keeps one
 // per core handle, valid while nothing else has written the reasoning.
 type SectionKeeper interface {
 	// KeptSections returns the current value's layout, or nil.

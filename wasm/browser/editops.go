@@ -67,7 +67,7 @@ func catchUp(h *takeover.Handle, lagFrom, ver float64, lag int) {
 // keptBuffer is the reasoning of an open core handle: its section layout
 // is kept on the handle between ops (editops.SectionKeeper), tagged with
 // the facade's count of reasoning writes, so any other write makes it
-// stale and the next op reads the text afresh.
+// stale and the next op lays the text out afresh.
 type keptBuffer struct {
 	jsBuffer
 	h   *takeover.Handle
