@@ -63,6 +63,12 @@ const (
 	DomReadNode     // node → flags, parent
 	DomQuery        // node, selector → first matching descendant
 	DomContains     // a, b → a.contains(b)
+	// node → changed, then DomReadChildren's answer when changed. Unchanged
+	// means the adapter saw no change to node's child list or to its
+	// children's mesid and class attributes since its last batch, and this
+	// batch wrote nothing before the read: the children are still what the
+	// core last committed or read (C79 needs no list then).
+	DomReadChildrenChanged
 )
 
 // Flags of DomRootAttrs.
@@ -128,6 +134,7 @@ const (
 	readID
 	readBool
 	readHostRect
+	readChildrenChanged
 )
 
 // result is one decoded read.
@@ -212,18 +219,10 @@ func (b *Batch) decode(out []uint16) {
 				r.s = d.str()
 			}
 		case readChildren:
-			n := int(d.u32())
-			r.children = make([]Child, n)
-			for i := range r.children {
-				c := &r.children[i]
-				c.Node, c.Flags = d.node(), d.unit()
-				if c.Flags&NodeMes != 0 {
-					if c.Has = d.unit() != 0; c.Has {
-						c.Mesid = d.str()
-					}
-				} else {
-					c.Tag = d.str()
-				}
+			r.children = d.children()
+		case readChildrenChanged:
+			if r.ok = d.unit() != 0; r.ok {
+				r.children = d.children()
 			}
 		case readNode:
 			r.flags, r.node = d.unit(), d.node()
@@ -259,6 +258,22 @@ func (d *decoder) f64() float64 {
 	}
 	return math.Float64frombits(x)
 }
+func (d *decoder) children() []Child {
+	out := make([]Child, d.u32())
+	for i := range out {
+		c := &out[i]
+		c.Node, c.Flags = d.node(), d.unit()
+		if c.Flags&NodeMes != 0 {
+			if c.Has = d.unit() != 0; c.Has {
+				c.Mesid = d.str()
+			}
+		} else {
+			c.Tag = d.str()
+		}
+	}
+	return out
+}
+
 func (d *decoder) str() string {
 	n := int(d.u32())
 	if n > len(d.u)-d.pos {

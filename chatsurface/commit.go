@@ -97,11 +97,12 @@ func (h *Host) commitPhases(proj []int, replace map[int]bool, layout *Window) er
 		if h.transient[r.msg] {
 			continue // raw content, nothing else (C56)
 		}
-		ok, err := h.processContent(r.msg, r.mesid, r.content, r.html)
+		pr, err := h.processContent(r.msg, r.mesid, r.html)
 		if err != nil {
 			return h.discard(fresh, ReasonMountPreparation, err)
 		}
-		r.prepared, r.pending = ok, !ok
+		pr.write(h.doc, r.content) // the root is still detached
+		r.prepared, r.pending = pr.ready, !pr.ready
 		if r.prepared {
 			prepared = append(prepared, r)
 			owners[r] = map[Node]*Participant{}
@@ -219,15 +220,15 @@ func (h *Host) verifyCommit() error {
 	var ch Read
 	bounded := h.managed && h.b.marked
 	if bounded {
-		ch = h.doc.QChildren(h.root)
+		ch = h.doc.QChildrenIfChanged(h.root)
 	}
 	own := h.queueOwnership()
 	if h.managed {
 		h.b.queueMeasure(h)
 	}
 	h.doc.Sync()
-	if bounded {
-		if err := h.projectionOK(h.doc.ChildrenOf(ch)); err != nil {
+	if children, changed := h.doc.ChangedChildrenOf(ch); bounded && changed {
+		if err := h.projectionOK(children); err != nil {
 			return err
 		}
 	}

@@ -203,6 +203,16 @@ func (d *Doc) QChildren(n Node) Read {
 	return d.b.read(readChildren, 0)
 }
 
+// QChildrenIfChanged is QChildren answered only when the children may have
+// changed since the adapter's last batch (DomReadChildrenChanged).
+//
+//go:noinline
+func (d *Doc) QChildrenIfChanged(n Node) Read {
+	d.b.op(DomReadChildrenChanged)
+	d.b.node(n)
+	return d.b.read(readChildrenChanged, 0)
+}
+
 //go:noinline
 func (d *Doc) QNode(n Node) Read { d.b.op(DomReadNode); d.b.node(n); return d.b.read(readNode, 0) }
 
@@ -260,6 +270,12 @@ func (d *Doc) Bool(r Read) bool { return d.res(r).ok }
 
 //go:noinline
 func (d *Doc) ChildrenOf(r Read) []Child { return d.res(r).children }
+
+// ChangedChildrenOf decodes a QChildrenIfChanged read: changed false means
+// nobody touched them.
+//
+//go:noinline
+func (d *Doc) ChangedChildrenOf(r Read) ([]Child, bool) { x := d.res(r); return x.children, x.ok }
 
 //go:noinline
 func (d *Doc) HostRectOf(r Read) (Rect, bool) { x := d.res(r); return Rect{x.f[0], x.f[1]}, x.ok }

@@ -35,6 +35,12 @@ type fakeDOM struct {
 	observed map[Node]bool
 	batches  int          // Apply calls: crossings in production
 	released map[Node]int // ids the core released
+	// Mutation tracking for DomReadChildrenChanged, as the applier's
+	// observers do: mut counts every change (a superset of what they see),
+	// seen is mut at the end of the last batch, dirty is sticky until a read
+	// answers "changed".
+	mut, seen int
+	dirty     bool
 }
 
 func newFakeDOM() *fakeDOM {
@@ -63,6 +69,7 @@ func (d *fakeDOM) n(id Node) *fnode {
 
 func (d *fakeDOM) detach(n *fnode) {
 	if p := n.parent; p != nil {
+		d.mut++
 		for i, k := range p.kids {
 			if k == n {
 				p.kids = append(p.kids[:i], p.kids[i+1:]...)
@@ -73,7 +80,12 @@ func (d *fakeDOM) detach(n *fnode) {
 	}
 }
 
-func (d *fakeDOM) appendChild(p, n *fnode) { d.detach(n); n.parent = p; p.kids = append(p.kids, n) }
+func (d *fakeDOM) appendChild(p, n *fnode) {
+	d.detach(n)
+	d.mut++
+	n.parent = p
+	p.kids = append(p.kids, n)
+}
 
 // html parses the tiny HTML subset the tests use: <tag class="a b" k="v">…</tag> and text.
 func (d *fakeDOM) html(s string) []*fnode {
@@ -156,6 +168,7 @@ func (d *fakeDOM) getAttr(n *fnode, k string) (string, bool) {
 }
 
 func (d *fakeDOM) setAttr(n *fnode, k, v string) {
+	d.mut++
 	if _, ok := d.getAttr(n, k); !ok {
 		n.order = append(n.order, k)
 	}
@@ -247,6 +260,7 @@ func (d *fakeDOM) TagName(n Node) string                { return d.n(n).tag }
 func (d *fakeDOM) Attr(n Node, k string) (string, bool) { return d.getAttr(d.n(n), k) }
 func (d *fakeDOM) SetAttr(n Node, k, v string)          { d.setAttr(d.n(n), k, v) }
 func (d *fakeDOM) RemoveAttr(n Node, k string) {
+	d.mut++
 	x := d.n(n)
 	if k == "class" {
 		x.classes = nil
@@ -254,6 +268,7 @@ func (d *fakeDOM) RemoveAttr(n Node, k string) {
 	delete(x.attrs, k)
 }
 func (d *fakeDOM) SetClass(n Node, c string, on bool) {
+	d.mut++
 	x := d.n(n)
 	var out []string
 	for _, k := range x.classes {
@@ -283,6 +298,7 @@ func (d *fakeDOM) CloneShallow(n Node) Node {
 func (d *fakeDOM) InsertBefore(p, n, ref Node) {
 	pp, nn := d.n(p), d.n(n)
 	d.detach(nn)
+	d.mut++
 	nn.parent = pp
 	i := len(pp.kids)
 	if ref != 0 {

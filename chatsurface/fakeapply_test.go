@@ -42,6 +42,11 @@ func parseLength(s string) float64 {
 	return f
 }
 
+// treeWrites are the ops that may change a child list or a root's
+// attributes (DomReadChildrenChanged's "wrote nothing").
+var treeWrites = map[uint16]bool{DomRemove: true, DomInsert: true, DomRootAttrs: true, DomSetAttr: true,
+	DomRemoveAttr: true, DomSetHTML: true, DomSwap: true}
+
 var selectors = map[Selector]bool{SelMes: true, SelMesText: true, SelMesIDDisplay: true, SelShowMore: true,
 	SelStylePins: true, SelSpacer: true, SelEditor: true}
 
@@ -49,8 +54,17 @@ func (d *fakeDOM) Apply(cmd []uint16) ([]uint16, *JSValue) {
 	d.batches++
 	r := decoder{u: cmd}
 	var out resultEnc
+	if d.mut != d.seen {
+		d.dirty = true // changed by someone else since the last batch
+	}
+	defer func() { d.seen = d.mut }()
+	wrote := false
 	for r.pos < len(cmd) {
-		switch op := r.unit(); op {
+		op := r.unit()
+		if treeWrites[op] {
+			wrote = true
+		}
+		switch op {
 		case DomRemove:
 			n, from := r.node(), r.node()
 			if x := d.nodes[n]; x != nil && x.parent != nil && (from == 0 || x.parent.id == from) {
@@ -170,23 +184,17 @@ func (d *fakeDOM) Apply(cmd []uint16) ([]uint16, *JSValue) {
 		case DomReadStyle:
 			n, prop := r.node(), Names[r.unit()]
 			out.str(d.InlineStyle(n, prop))
-		case DomReadChildren:
-			kids := d.Children(r.node())
-			out.u = append(out.u, uint16(len(kids)), uint16(len(kids)>>16))
-			for _, k := range kids {
-				f := bit(d.Matches(k, SelMes))*NodeMes | bit(d.Matches(k, SelStylePins))*NodeStylePins
-				out.node(k)
-				out.unit(f)
-				if f&NodeMes != 0 {
-					v, ok := d.Attr(k, "mesid")
-					out.unit(bit(ok))
-					if ok {
-						out.str(v)
-					}
-				} else {
-					out.str(d.TagName(k))
-				}
+		case DomReadChildrenChanged:
+			n := r.node()
+			if !d.dirty && !wrote && d.listen > 0 {
+				out.unit(0)
+				break
 			}
+			d.dirty = false
+			out.unit(1)
+			d.children(&out, n)
+		case DomReadChildren:
+			d.children(&out, r.node())
 		case DomReadNode:
 			n := r.node()
 			f := bit(d.IsElement(n))*NodeElement | bit(d.IsConnected(n))*NodeConnected |
@@ -207,6 +215,26 @@ func (d *fakeDOM) Apply(cmd []uint16) ([]uint16, *JSValue) {
 		}
 	}
 	return out.u, nil
+}
+
+// children answers DomReadChildren for n.
+func (d *fakeDOM) children(out *resultEnc, n Node) {
+	kids := d.Children(n)
+	out.u = append(out.u, uint16(len(kids)), uint16(len(kids)>>16))
+	for _, k := range kids {
+		f := bit(d.Matches(k, SelMes))*NodeMes | bit(d.Matches(k, SelStylePins))*NodeStylePins
+		out.node(k)
+		out.unit(f)
+		if f&NodeMes != 0 {
+			v, ok := d.Attr(k, "mesid")
+			out.unit(bit(ok))
+			if ok {
+				out.str(v)
+			}
+		} else {
+			out.str(d.TagName(k))
+		}
+	}
 }
 
 // mkID makes a node under an id the core chose.

@@ -248,9 +248,12 @@ func (h *Host) foreignDOM() error {
 // verifyProjection is C79: the direct .mes children, in order, are exactly the
 // committed roots with their mesid attributes.
 func (h *Host) verifyProjection() error {
-	r := h.doc.QChildren(h.root)
+	r := h.doc.QChildrenIfChanged(h.root)
 	h.doc.Sync()
-	return h.projectionOK(h.doc.ChildrenOf(r))
+	if children, changed := h.doc.ChangedChildrenOf(r); changed {
+		return h.projectionOK(children)
+	}
+	return nil
 }
 
 // projectionOK is C79 on a read of the root's children.

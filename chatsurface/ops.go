@@ -147,67 +147,114 @@ func (h *Host) replaceContent(r *residency, transient bool) error {
 	if err := h.afterCall(); err != nil {
 		return err
 	}
-	d := h.doc
-	staging := d.Clone(r.content)
-	d.SetHTML(staging, html)
 	h.page.contentStarted = true // C114
 	// Step 3: transient, no processors, cached or pending (C122).
-	prepared := false
-	if transient {
-		d.RemoveAttr(staging, NameAriaBusy)
-	} else {
+	p := prepared{ready: true}
+	if !transient {
+		base := html
 		if h.processing() {
-			html = d.HTML(staging) // normalised, as the processor cache compares it
+			base = h.normalizeIn(r.content, html) // as the processor cache compares it
 		}
-		ok, err := h.processContent(r.msg, r.mesid, staging, html)
-		if err != nil {
-			d.Release(staging)
+		var err error
+		if p, err = h.processContent(r.msg, r.mesid, base); err != nil {
 			return h.fail(err)
 		}
-		prepared = ok
 	}
-	err := h.swapContent(r, staging, prepared)
+	err := h.swapContent(r, h.stage(r, html, p, transient))
 	h.pump() // start the request this update queued (C120)
 	return err
 }
 
-// swapContent is C51 steps 4–7 for a staging element holding the new
-// content: prepareContent when prepared, the lease swap, the DOM swap,
-// didCommitContent and candidates (C54 on failure). Content that is
-// neither prepared nor transient is pending (C124).
-func (h *Host) swapContent(r *residency, staging Node, prepared bool) error {
+// staged is the new content of a mounted message (C51). It is built in a
+// staging element (a childless shallow clone of the live .mes_text) only
+// when prepareContent hooks are to see it before it is committed; any other
+// new content has no observer before step 6, so it is written straight into
+// the live .mes_text then, after the old content lease closed — the same
+// content, without a clone and a move of every node (docs/chatsurface.md).
+type staged struct {
+	prepared bool
+	node     Node   // the staging element, or 0
+	html     string // the content's HTML (written at step 6 when node is 0)
+	busy     int8   // aria-busy at step 6 when node is 0: -1 removed, 1 "true", 0 kept
+}
+
+// stage is C51's step 2 for r: html is the host's formatted HTML and p the
+// content preparation's decision (step 3).
+func (h *Host) stage(r *residency, html string, p prepared, transient bool) staged {
+	s := staged{prepared: p.ready && !transient, html: html}
+	switch {
+	case transient:
+		s.busy = -1
+	case p.cached:
+		s.html, s.busy = p.result, -1
+	case !p.ready:
+		s.html, s.busy = "", 1 // pending (C124)
+	}
+	if s.prepared && h.reg.preparers() > 0 {
+		d := h.doc
+		s.node = d.Clone(r.content)
+		d.SetHTML(s.node, s.html)
+		if s.busy < 0 {
+			d.RemoveAttr(s.node, NameAriaBusy)
+		}
+	}
+	return s
+}
+
+// commitTo is C51 step 6: the new content goes into the live .mes_text,
+// whose identity never changes.
+func (s staged) commitTo(d *Doc, content Node) {
+	if s.node != 0 {
+		d.Swap(s.node, content)
+		d.Release(s.node)
+		return
+	}
+	d.SetHTML(content, s.html)
+	switch s.busy {
+	case -1:
+		d.RemoveAttr(content, NameAriaBusy)
+	case 1:
+		d.SetAttr(content, NameAriaBusy, "true")
+	}
+}
+
+// swapContent is C51 steps 4–7 for new content s: prepareContent when it is
+// staged, the lease swap, the DOM swap, didCommitContent and candidates (C54
+// on failure). Content that is neither prepared nor transient is pending
+// (C124).
+func (h *Host) swapContent(r *residency, s staged) error {
 	d := h.doc
 	lease := newLease(h.js)
 	var claims []*claim
 	fail := func(reason string, err error) error {
 		_ = lease.Close(reason)
 		h.releaseClaims(claims)
-		d.Release(staging)
+		if s.node != 0 {
+			d.Release(s.node)
+		}
 		return h.fail(err)
 	}
-	if prepared {
+	if s.node != 0 {
 		owners := map[Node]*Participant{}
 		for _, p := range h.reg.list {
 			if p.PrepareContent == 0 {
 				continue
 			}
-			if err := h.prepareContent(p, r.mesid, staging, owners, &claims); err != nil {
+			if err := h.prepareContent(p, r.mesid, s.node, owners, &claims); err != nil {
 				return fail(ReasonContentPreparation, err)
 			}
 		}
 		// C40: only a prepareContent hook sees the staging element.
-		if h.reg.preparers() > 0 {
-			if err := h.checkDetachedItems([]detached{{content: staging, claims: claims}}); err != nil {
-				return fail(ReasonContentPreparation, err)
-			}
+		if err := h.checkDetachedItems([]detached{{content: s.node, claims: claims}}); err != nil {
+			return fail(ReasonContentPreparation, err)
 		}
 	}
+	prepared := s.prepared
 	old := r.lease
 	if err := old.Close(ReasonContentUpdate); err != nil {
 		return fail(ReasonContentCommit, err)
 	}
-	d.Swap(staging, r.content)
-	d.Release(staging)
+	s.commitTo(d, r.content)
 	r.lease, r.claims, r.cands, r.prepared = lease, claims, nil, prepared
 	r.pending = !prepared && !h.transient[r.msg]
 	if prepared {

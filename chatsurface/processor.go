@@ -145,30 +145,47 @@ func (h *Host) pcb() ProcessorCallbacks {
 
 func (h *Host) processing() bool { return len(h.page.processors) > 0 && h.pcb() != nil }
 
-// processContent is C122 for content that holds the host-formatted HTML
-// (a detached root's .mes_text or a staging element), html being its
-// innerHTML. It reports whether the content is prepared; pending content is
-// emptied and marked busy (C124).
-func (h *Host) processContent(msg MessageID, mesid int, node Node, html string) (bool, error) {
-	if !h.processing() {
-		return true, nil
+// prepared is C122's decision for content that holds the host-formatted
+// HTML: ready (prepared) or pending (emptied and busy, C124), and, for a
+// cached result, the HTML that replaces it.
+type prepared struct {
+	ready  bool
+	cached bool
+	result string
+}
+
+// write makes node hold what p decided: a cached result without aria-busy,
+// or nothing with aria-busy="true" while pending; ready content is kept.
+func (p prepared) write(d *Doc, node Node) {
+	switch {
+	case p.cached:
+		d.SetHTML(node, p.result)
+		d.RemoveAttr(node, NameAriaBusy)
+	case !p.ready:
+		d.SetHTML(node, "")
+		d.SetAttr(node, NameAriaBusy, "true")
 	}
-	d := h.doc
+}
+
+// processContent is C122 for content whose host-formatted HTML is html
+// (normalised). It decides whether the content is prepared and queues the
+// request when one must run; the caller writes the decision (prepared.write).
+func (h *Host) processContent(msg MessageID, mesid int, html string) (prepared, error) {
+	if !h.processing() {
+		return prepared{ready: true}, nil
+	}
 	ver, thrown := h.pcb().Version(msg, mesid, 0)
 	if thrown != nil {
-		return false, thrown
+		return prepared{}, thrown
 	}
 	p := &h.proc
 	e := p.cache[msg]
 	if e != nil && !e.aborted && !e.failed && e.version == ver && e.base == html {
 		if e.done {
-			d.SetHTML(node, e.result)
-			d.RemoveAttr(node, NameAriaBusy)
-			return true, nil
+			return prepared{ready: true, cached: true, result: e.result}, nil
 		}
 		if e.mesid == mesid {
-			busy(d, node)
-			return false, nil
+			return prepared{}, nil
 		}
 	}
 	if e != nil {
@@ -178,13 +195,7 @@ func (h *Host) processContent(msg MessageID, mesid int, node Node, html string) 
 	req := &request{msg: msg, mesid: mesid, version: ver, base: html, signal: h.pcb().NewRequest(msg, mesid)}
 	p.cache[msg] = req
 	p.queue = append(p.queue, req)
-	busy(d, node)
-	return false, nil
-}
-
-func busy(d *Doc, node Node) {
-	d.SetHTML(node, "")
-	d.SetAttr(node, NameAriaBusy, "true")
+	return prepared{}, nil
 }
 
 // abortRequest aborts a request that has not settled (C126). A running
@@ -336,7 +347,16 @@ func (h *Host) RenderBase(token Token) bool {
 
 // normalize is an innerHTML round trip through a detached element (C117).
 func (h *Host) normalize(html string) string {
-	n := h.doc.Div()
+	return h.roundTrip(h.doc.Div(), html)
+}
+
+// normalizeIn is that round trip through a childless shallow clone of
+// content, as C51 step 2 parses the host's HTML.
+func (h *Host) normalizeIn(content Node, html string) string {
+	return h.roundTrip(h.doc.Clone(content), html)
+}
+
+func (h *Host) roundTrip(n Node, html string) string {
 	h.doc.SetHTML(n, html)
 	out := h.doc.HTML(n)
 	h.doc.Release(n)
@@ -467,10 +487,7 @@ func (h *Host) contentCommit(r *residency, req *request) error {
 	if !h.identityOK(r) {
 		return h.fail(newError(CodeOwnership, "ChatSurface message "+itoa(r.mesid)+" DOM identity changed during content reconciliation"))
 	}
-	staging := h.doc.Clone(r.content)
-	h.doc.SetHTML(staging, req.result)
-	h.doc.RemoveAttr(staging, NameAriaBusy)
-	return h.swapContent(r, staging, true)
+	return h.swapContent(r, h.stage(r, "", prepared{ready: true, cached: true, result: req.result}, false))
 }
 
 // waiterDone counts one settled request (or the set-up guard) for w; err

@@ -53,9 +53,22 @@ function platform() {
 // The fixed selectors (DOM_SELECTOR) as predicates: ".class", "#id", "tag",
 // and lists of them. Matching by hand keeps the engine's query caches (which
 // hold nodes until the job ends) and its parser out of every frame.
+// A class is looked up in the class attribute: classList would make (and,
+// in some DOMs, re-parse) a token list per element visited.
+const isSpace = (c) => c === 32 || c === 9 || c === 10 || c === 12 || c === 13;
+function hasClass(el, c) {
+  if (P.getAttr === undefined) platform();
+  const s = P.getAttr.call(el, 'class');
+  if (s === null) return false;
+  for (let i = s.indexOf(c); i >= 0; i = s.indexOf(c, i + 1)) {
+    const end = i + c.length;
+    if ((i === 0 || isSpace(s.charCodeAt(i - 1))) && (end === s.length || isSpace(s.charCodeAt(end)))) return true;
+  }
+  return false;
+}
 function predicate(sel) {
   const parts = sel.split(',').map((x) => x.trim()).filter(Boolean).map((x) => {
-    if (x[0] === '.') { const c = x.slice(1); return (el) => el.classList.contains(c); }
+    if (x[0] === '.') { const c = x.slice(1); return (el) => hasClass(el, c); }
     if (x[0] === '#') { const id = x.slice(1); return (el) => el.id === id; }
     return (el) => el.localName === x;
   });
@@ -101,6 +114,12 @@ export function element(v) {
   }
 }
 
+// The ops that may change a child list or a root's attributes: a read of
+// the root's children after one of them in the same batch is never
+// answered "unchanged" (READ_CHILDREN_CHANGED).
+const TREE_WRITES = new Uint8Array(64);
+for (const op of [OP.REMOVE, OP.INSERT, OP.ROOT_ATTRS, OP.SET_ATTR, OP.REMOVE_ATTR, OP.SET_HTML, OP.SWAP]) TREE_WRITES[op] = 1;
+
 // Computed lengths by style signature (SurfaceDOM.apply), for the page: a
 // new host on the same page sees the same CSS.
 const styles = new Map();
@@ -143,9 +162,20 @@ export class SurfaceDOM {
       for (const e of entries) { const id = idOf(e.target); if (id) out.push(id); }
       if (out.length) events.resize(out);
     }) : null;
-    // Two observers: the root's child list, and mesid attributes below it,
-    // so that content changes inside messages (streaming) never wake Go.
-    const onMutation = () => events.mutation();
+    // Two observers: the root's child list, and the mesid and class
+    // attributes of its children (C79: which children are .mes roots, and
+    // their mesids). The second watches the subtree, as an observer must,
+    // but only records about the root's own children count, so content
+    // changes inside messages (streaming) never wake Go. A record that
+    // counts also makes the root "changed" for READ_CHILDREN_CHANGED until
+    // Go has read the children again: records Go did not cause arrive only
+    // between batches (a batch drops its own at its end).
+    this.dirty = true;
+    const onMutation = (records) => {
+      if (!this.counts(records)) return;
+      this.dirty = true;
+      events.mutation();
+    };
     this.mutation = typeof MO === 'function' ? [new MO(onMutation), new MO(onMutation)] : [];
     this.onScroll = () => events.scroll();
     this.onScrollEnd = () => events.scrollend();
@@ -191,14 +221,39 @@ export class SurfaceDOM {
     this.created.clear();
   }
 
+  /** READ_CHILDREN's answer for x: per element child its id, flags, mesid or tag. */
+  children(x) {
+    const kids = x.children;
+    const len = kids.length;
+    room(2); res[rp++] = len & 0xffff; res[rp++] = len >>> 16;
+    for (let i = 0; i < len; i++) {
+      const k = kids[i];
+      const mes = MES(k);
+      id32(this.idFor(k));
+      unit((mes ? F.MES : 0) | (STYLE_PINS(k) ? F.STYLE_PINS : 0));
+      if (mes) {
+        const v = P.getAttr.call(k, 'mesid');
+        if (v === null) unit(0); else { unit(1); str(v); }
+      } else str(k.localName);
+    }
+  }
+
+  /** Whether any of the records is about the listened root's children. */
+  counts(records) {
+    const root = this.listening;
+    for (const r of records) if (r.type === 'childList' || r.target.parentNode === root) return true;
+    return false;
+  }
+
   listen(root, on, managed) {
+    this.dirty = true;
     if (on) {
       if (managed) {
         root.addEventListener('scroll', this.onScroll);
         root.addEventListener('scrollend', this.onScrollEnd);
       }
       this.mutation[0]?.observe(root, { childList: true });
-      this.mutation[1]?.observe(root, { subtree: true, attributes: true, attributeFilter: ['mesid'] });
+      this.mutation[1]?.observe(root, { subtree: true, attributes: true, attributeFilter: ['mesid', 'class'] });
       this.listening = root;
       this.managed = managed;
       return;
@@ -250,9 +305,14 @@ export class SurfaceDOM {
     };
     const margins = (x) => styled(x, 'margin-top', 'margin-bottom');
     rp = 0;
+    // Records waiting now were made by someone else since the last batch.
+    if (this.listening !== null) for (const m of this.mutation) if (this.counts(m.takeRecords())) this.dirty = true;
+    let wrote = 0;
     try {
       while (p < n) {
-        switch (u()) {
+        const op = u();
+        wrote |= TREE_WRITES[op];
+        switch (op) {
           case OP.REMOVE: { const x = node(); const from = nodeOr0(); if (x.parentNode !== null && (from === null || x.parentNode === from)) P.remove.call(x); break; }
           case OP.INSERT: { const parent = node(); const x = node(); const ref = nodeOr0(); P.insertBefore.call(parent, x, ref); break; }
           case OP.ROOT_ATTRS: {
@@ -328,22 +388,15 @@ export class SurfaceDOM {
             break;
           }
           case OP.READ_STYLE: { const x = node(); str(x.style.getPropertyValue(name())); break; }
-          case OP.READ_CHILDREN: {
-            const kids = node().children;
-            const len = kids.length;
-            room(2); res[rp++] = len & 0xffff; res[rp++] = len >>> 16;
-            for (let i = 0; i < len; i++) {
-              const k = kids[i];
-              const mes = MES(k);
-              id32(this.idFor(k));
-              unit((mes ? F.MES : 0) | (STYLE_PINS(k) ? F.STYLE_PINS : 0));
-              if (mes) {
-                const v = P.getAttr.call(k, 'mesid');
-                if (v === null) unit(0); else { unit(1); str(v); }
-              } else str(k.localName);
-            }
+          case OP.READ_CHILDREN_CHANGED: {
+            const x = node();
+            if (!this.dirty && wrote === 0 && x === this.listening && this.mutation.length === 2) { unit(0); break; }
+            if (x === this.listening) this.dirty = false;
+            unit(1);
+            this.children(x);
             break;
           }
+          case OP.READ_CHILDREN: this.children(node()); break;
           case OP.READ_NODE: {
             const x = node();
             const el = x.nodeType === 1;

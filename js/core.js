@@ -25,17 +25,24 @@ async function wasmSource(options) {
   return fetch(url);
 }
 
+// The module compiles as its bytes arrive (compileStreaming needs no imports).
+async function compile(options) {
+  const src = await wasmSource(options);
+  return src instanceof Response ? WebAssembly.compileStreaming(src) : WebAssembly.compile(src);
+}
+
 /**
  * Instantiate a fresh core. Most code wants the shared instance
  * (`sharedCore()`), which every tavern-core module uses.
  */
 export async function instantiate(options = {}) {
+  // Fetch and compile while Go's runtime script loads: neither waits for
+  // the other (a page's load to its first message pays the longer, not both).
+  const compiled = compile(options);
+  compiled.catch(() => {}); // awaited below; a failure is thrown there
   await ensureGoRuntime();
   const go = new globalThis.Go();
-  const src = await wasmSource(options);
-  const { instance } = (src instanceof Response || (typeof src?.then === 'function'))
-    ? await WebAssembly.instantiateStreaming(src, go.importObject)
-    : await WebAssembly.instantiate(src, go.importObject);
+  const instance = await WebAssembly.instantiate(await compiled, go.importObject);
   const core = new Core(instance);
   core.takeover = createTakeoverApi(core);
   core.ops = createEditorOpsApi(core);

@@ -127,6 +127,7 @@ export const DOM_OP = Object.freeze({
   READ_NODE: 27,
   QUERY: 28,
   CONTAINS: 29,
+  READ_CHILDREN_CHANGED: 30,
 });
 
 // flags of ROOT_ATTRS and of node reads

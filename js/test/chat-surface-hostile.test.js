@@ -219,6 +219,51 @@ test('C76/C106/C107: a foreign child appended to #chat faults once; calls stay c
   alive();
 });
 
+// The applier answers "unchanged" for the root's children when its
+// observers saw nothing, so each foreign change C79 names must still be
+// found by the next operation, before the observer's callback runs.
+for (const [what, change] of [
+  ['loses its .mes class', (el) => el.classList.remove('mes')],
+  ['gets another mesid', (el) => el.setAttribute('mesid', '7')],
+  ['is moved to the end', (el) => el.parentNode.append(el)],
+  ['is removed', (el) => el.remove()],
+]) {
+  test(`C79/C112a: a mounted root that ${what} is found by the next operation (issue 13)`, async () => {
+    const x = setup({ n: 1000 });
+    await x.host.open();
+    x.sched.flush();
+    x.host.render(); // nothing changed: the check finds nothing
+    assert.equal(x.host.getFault(), null);
+    change(x.root.querySelector(':scope > .mes'));
+    const e = thrown(() => x.host.render()); // synchronously: no observer callback yet
+    assert.equal(e.message, 'ChatSurface committed DOM projection is inconsistent');
+    assert.equal(x.host.getFault(), e);
+    await recoversAfterRepair(x);
+  });
+}
+test('C79: a class change deep inside a message is not a change of the root\'s children', async () => {
+  const x = setup({ n: 1000 });
+  await x.host.open();
+  x.sched.flush();
+  x.root.querySelector('.mes_text').classList.add('highlighted');
+  await new Promise((r) => setTimeout(r, 0)); // the observers' callbacks run
+  x.host.render();
+  x.sched.flush();
+  assert.equal(x.host.getFault(), null);
+  assert.equal(x.host.snapshot().state, 'settled');
+});
+
+// A chat switch after a fault: the reset drops the host's roots, foreign or
+// not, so the next open settles.
+async function recoversAfterRepair(x) {
+  for (const el of x.root.querySelectorAll('.mes')) el.remove();
+  x.host.resetEpoch();
+  assert.equal(x.host.getFault(), null);
+  await x.host.open();
+  x.sched.flush();
+  assert.equal(x.host.snapshot().state, 'settled');
+}
+
 test('C6: host throws come back as the thrown value, never as internal', async () => {
   const boom = { toString() { throw new Error('no text'); } };
   let x = setup({ n: 3, formatMessage: (m) => (m.bad ? boom : formatMessage(m)) });
