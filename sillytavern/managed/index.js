@@ -65,11 +65,30 @@ export function startManagedMode({ api, createHost, startExtensions, runtimeLimi
     eventSource.on(event_types[name], kick);
   }
 
+  // Vanilla scrolls to the bottom when a streamed reply starts, whatever the
+  // type (StreamingProcessor.onStartStreaming), if the user's auto-scroll
+  // setting allows it; that scroll is pinned off here, and the host follows
+  // only a chat that grew, so a Continue (or a regenerate or swipe) started
+  // while reading far up would stream out of sight. Go to the end instead.
+  eventSource.on(event_types.GENERATION_STARTED, (type, _options, dryRun) => {
+    if (dryRun || !WRITES_CHAT.has(type ?? 'normal') || !pins.saved.auto_scroll_chat_to_bottom || state.startup !== 'done') return;
+    try {
+      chat.scrollToEnd();
+    } catch (e) {
+      report(e);
+    }
+    endButton.update();
+  });
+
   const endButton = installEndButton(chat, root);
   overrideChatJump(chat);
   blockEditMoves(root);
   return state;
 }
+
+// The generation types whose reply lands in the chat (quiet and impersonate
+// do not).
+const WRITES_CHAT = new Set(['normal', 'regenerate', 'swipe', 'continue']);
 
 // The enabled extensions in activation order, for startChatSurfaceExtensions.
 // SillyTavern has already run every `activate` hook, so a manifest is handed

@@ -412,6 +412,34 @@ test('a turn taken over by the seed\'s plugin streams and commits at the tail in
   assert.equal((await snapshot()).fault, null);
 });
 
+test('Continue started while reading far up brings the view to the tail, as vanilla\'s streamed continue scrolls to the bottom', async () => {
+  await page.evaluate(() => Object.assign(globalThis.__seedPlugin, { claim: false }));
+  mock.setReply({ chunks: REPLY.map((w) => w.toUpperCase()), delayMs: 120 });
+  await page.fill('#send_textarea', '/chat-jump 3000');
+  await page.press('#send_textarea', 'Enter');
+  await page.waitForSelector('#chat > .mes[mesid="3000"]');
+  await page.waitForFunction(() => !globalThis.__tavernCoreExtension.managed.chat.host.snapshot().followingTail);
+  const before = await page.evaluate(() => globalThis.SillyTavern.getContext().chat.at(-1).mes);
+  await turn(page, async () => {
+    await page.click('#options_button');
+    await page.click('#option_continue');
+    // While it streams, the tail is in view and followed.
+    await page.waitForFunction((b) => {
+      const el = document.querySelector('#chat > .mes.last_mes');
+      const t = el?.querySelector('.mes_text')?.textContent.trim() ?? '';
+      if (document.body.dataset.generating !== 'true' || t.length <= b.trim().length) return false;
+      const r = el.getBoundingClientRect();
+      const c = document.getElementById('chat').getBoundingClientRect();
+      return r.bottom <= c.bottom + 2 && r.bottom > c.top && globalThis.__tavernCoreExtension.managed.chat.host.snapshot().followingTail;
+    }, before, { timeout: 20000 });
+  });
+  assert.ok((await page.evaluate(() => globalThis.SillyTavern.getContext().chat.at(-1).mes)).startsWith(before.trim()));
+  assert.equal(await page.locator('#chat > .mes[mesid="3000"]').count(), 0, 'the window moved to the end');
+  assert.ok((await domCount()).mes <= BOUND);
+  assert.equal((await snapshot()).fault, null);
+  mock.setReply({ chunks: REPLY, delayMs: 120 });
+});
+
 test('no page errors', () => {
   assert.deepEqual(errors.map((e) => e.message), []);
 });
