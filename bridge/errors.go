@@ -34,8 +34,12 @@ func Contain(status *int32) {
 
 // Internal describes a recovered panic: the one formatter for both
 // binaries (a JS exception surfacing through syscall/js is an error whose
-// text names it).
+// text names it). A panic with an `internal` *apierr.Error keeps that
+// error.
 func Internal(r any) *apierr.Error {
+	if e, ok := r.(*apierr.Error); ok && e.Class == apierr.Internal {
+		return e // already coded (Args): its code says what broke
+	}
 	msg := "tavern-core internal error: "
 	switch v := r.(type) {
 	case error:
