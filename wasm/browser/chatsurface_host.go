@@ -1,0 +1,217 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"syscall/js"
+
+	"tavern-core/bridge"
+	"tavern-core/chatsurface"
+	"tavern-core/chatsurface/domjs"
+	"tavern-core/protocol"
+)
+
+// A chat surface host: createHost, its operations and snapshot, and claims.
+
+func (e *surfaceEdge) createHost(a bridge.Args) any {
+	e.enter(nil)
+	defer e.exit(nil)
+	o := a.Value(0)
+	g := js.Global()
+	get := func(name string) chatsurface.Value {
+		v, _ := e.value(o.Get(name), false)
+		return v
+	}
+	rootID := chatsurface.Node(a.Int(1)) // the facade named the root when it is an element
+	id := a.Int(2)                       // and chose the host's id
+	opts := chatsurface.HostOptions{
+		GetMessages: get("getMessages"), Materialize: get("materialize"), FormatMessage: get("formatMessage"),
+		Emit: get("emit"), Managed: get("managed"), OnFault: get("onFault"),
+		RequestAnimationFrame: get("requestAnimationFrame"), CancelAnimationFrame: get("cancelAnimationFrame"),
+		SetTimeout: get("setTimeout"), ClearTimeout: get("clearTimeout"),
+		HasMutationObserver: g.Get("MutationObserver").Type() == js.TypeFunction,
+		HasResizeObserver:   g.Get("ResizeObserver").Type() == js.TypeFunction,
+	}
+	opts.RuntimeLimit, _ = e.value(o.Get("runtimeLimit"), false)
+	if rootID != 0 {
+		opts.Root = chatsurface.Object("[object Element]")
+	}
+	s := &surfaceHost{id: id}
+	apply := e.fx.Get("apply").Call("bind", js.Null(), id)
+	s.dom = domjs.New(apply, e.takeThrown)
+	s.cb = &surfaceCallbacks{e: e, host: s.id}
+	h, err := e.page.CreateHost(opts, chatsurface.Env{DOM: s.dom, JS: s.cb, Sched: s.cb, Root: rootID})
+	if err != nil {
+		s.dom.Close()
+		return e.fail(err)
+	}
+	s.h = h
+	e.hosts[s.id] = s
+	return s.id
+}
+
+// host finds a live host or a tomb (a disposed host's object names one).
+func (e *surfaceEdge) host(id int) *surfaceHost {
+	if s := e.hosts[id]; s != nil {
+		return s
+	}
+	for _, t := range e.tombs {
+		if t.id == id {
+			return t
+		}
+	}
+	return nil
+}
+
+func (e *surfaceEdge) op(a bridge.Args) any {
+	s := e.host(a.Int(0))
+	if s == nil {
+		panic("chatsurface: unknown host")
+	}
+	e.enter(s)
+	defer e.exit(s)
+	h := s.h
+	var err error
+	switch a.Int(1) {
+	case protocol.SurfaceOpen:
+		if err = h.Open(); err == nil && a.Truthy(4) {
+			h.WaitMounted(chatsurface.Wait(a.Int(4)))
+		}
+	case protocol.SurfaceRender:
+		o := chatsurface.RenderOptions{}
+		if rep := a.Value(2); rep.Type() == js.TypeObject {
+			for i, n := 0, rep.Length(); i < n; i++ {
+				if v := rep.Index(i); v.Type() == js.TypeNumber {
+					o.Replace = append(o.Replace, v.Int())
+				}
+			}
+		}
+		var thrown *chatsurface.JSValue
+		first := a.Value(3)
+		if o.First, thrown = e.value(first, first.Type() != js.TypeUndefined); thrown != nil {
+			return e.fail(thrown)
+		}
+		if err = h.Render(o); err == nil && a.Truthy(4) {
+			h.WaitMounted(chatsurface.Wait(a.Int(4)))
+		}
+	case protocol.SurfaceUpdate:
+		m, _ := e.value(a.Value(2), false)
+		var mounted bool
+		mounted, err = h.UpdateContent(m, a.Truthy(3))
+		if err == nil {
+			return mounted
+		}
+	case protocol.SurfaceJump:
+		t, thrown := e.value(a.Value(2), true)
+		if thrown != nil {
+			return e.fail(thrown)
+		}
+		var n chatsurface.Node
+		n, err = h.JumpToMessage(t)
+		if err == nil {
+			return int(n) // the facade hands out the node
+		}
+	case protocol.SurfaceScrollToEnd:
+		err = h.ScrollToEnd()
+	case protocol.SurfaceHeld:
+		err = h.SetProjectionHeld(a.Truthy(2))
+	case protocol.SurfaceRefreshLayout:
+		err = h.RefreshLayout()
+	case protocol.SurfaceReset:
+		err = h.ResetEpoch()
+	case protocol.SurfaceDispose:
+		was := h.Snapshot().State == chatsurface.StateDisposed
+		err = h.Dispose()
+		// A dispose refused as reentrant (C109) leaves the host as it was.
+		if !was && h.Snapshot().State == chatsurface.StateDisposed {
+			s.dom.Close()
+			s.dom = nil
+			delete(e.hosts, s.id)
+			sn := h.Snapshot()
+			k := tombKey{managed: sn.Mode == "managed", mode: sn.Runtime.Mode, max: sn.Runtime.MaxActive}
+			t := e.tombs[k]
+			if t == nil {
+				t = s
+				e.tombs[k] = s
+			}
+			e.call("disposed", s.id, t.id)
+		}
+	case protocol.SurfaceElement:
+		m, _ := e.value(a.Value(2), false)
+		if m.Type != chatsurface.TypeNumber || m.Num != float64(int(m.Num)) || s.dom == nil {
+			return 0
+		}
+		return int(h.MessageElement(int(m.Num)))
+	case protocol.SurfaceFault:
+		return e.jsError(h.Fault())
+	case protocol.SurfaceSnapshot:
+		return e.snapshot(h)
+	}
+	if err != nil {
+		return e.fail(err)
+	}
+	return nil
+}
+
+func (e *surfaceEdge) snapshot(h *chatsurface.Host) js.Value {
+	sn := h.Snapshot()
+	obj := func() js.Value { return js.Global().Get("Object").New() }
+	ints := func(xs []int) js.Value {
+		a := js.Global().Get("Array").New(len(xs))
+		for i, x := range xs {
+			a.SetIndex(i, x)
+		}
+		return a
+	}
+	o := obj()
+	o.Set("mode", sn.Mode)
+	o.Set("state", string(sn.State))
+	o.Set("messageCount", sn.MessageCount)
+	o.Set("mounted", ints(sn.Mounted))
+	ranges := js.Global().Get("Array").New(len(sn.Ranges))
+	for i, r := range sn.Ranges {
+		x := obj()
+		x.Set("start", r.Start)
+		x.Set("end", r.End)
+		ranges.SetIndex(i, x)
+	}
+	o.Set("ranges", ranges)
+	o.Set("viewport", ints(sn.Viewport))
+	o.Set("followingTail", sn.FollowingTail)
+	o.Set("projectionHeld", sn.ProjectionHeld)
+	rt := obj()
+	rt.Set("mode", sn.Runtime.Mode)
+	rt.Set("maxActive", sn.Runtime.MaxActive)
+	rt.Set("active", sn.Runtime.Active)
+	rt.Set("pending", sn.Runtime.Pending)
+	rt.Set("scheduled", sn.Runtime.Scheduled)
+	rt.Set("suspended", sn.Runtime.Suspended)
+	cands := js.Global().Get("Array").New(len(sn.Runtime.Candidates))
+	for i, c := range sn.Runtime.Candidates {
+		x := obj()
+		x.Set("participantId", c.ParticipantID)
+		x.Set("mesid", c.Mesid)
+		x.Set("state", c.State)
+		cands.SetIndex(i, x)
+	}
+	rt.Set("candidates", cands)
+	o.Set("runtime", rt)
+	o.Set("pendingPreparations", ints(sn.PendingPreparations))
+	o.Set("fault", e.jsError(sn.Fault))
+	return e.call("freezeDeep", o)
+}
+
+func (e *surfaceEdge) claim(a bridge.Args) any {
+	s := e.hosts[a.Int(0)]
+	if s == nil || s.dom == nil {
+		panic("chatsurface: unknown host")
+	}
+	e.enter(s)
+	defer e.exit(s)
+	id := chatsurface.ClaimsID{Seq: int32(a.Int(1)), Participant: int32(a.Int(2))}
+	src := chatsurface.Node(a.Int(3)) // the facade named the source (0: not a node)
+	if err := s.h.Claim(id, src, chatsurface.Ref(a.Int(4))); err != nil {
+		return e.fail(err)
+	}
+	return nil
+}

@@ -1,0 +1,168 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"syscall/js"
+
+	"tavern-core/bridge"
+	"tavern-core/chatsurface"
+	"tavern-core/jsvalue"
+)
+
+// Content processors (C113–C131): registration, refresh, finishContent,
+// the fast-lane calls of a running processor chain, and the host's
+// ProcessorCallbacks.
+
+// processor is registerContentProcessor (C113): Go checks in order; a
+// registered prepare stays in the facade's ref table for the page.
+func (e *surfaceEdge) processor(a bridge.Args) any {
+	e.enter(nil)
+	defer e.exit(nil)
+	id, prepare := chatsurface.Undefined, chatsurface.Undefined
+	d := a.Value(0)
+	if t := d.Type(); !e.page.ContentStarted() && (t == js.TypeObject || t == js.TypeFunction) {
+		iv := e.call("get", d, "id")
+		if iv.Equal(e.failMark) {
+			return e.fail(e.takeThrown())
+		}
+		id, _ = e.value(iv, false)
+		pv := e.call("get", d, "prepare")
+		if pv.Equal(e.failMark) {
+			return e.fail(e.takeThrown())
+		}
+		if pv.Type() == js.TypeFunction {
+			prepare = chatsurface.Value{Type: chatsurface.TypeFunction, Func: chatsurface.Ref(e.call("addRef", pv).Int())}
+		}
+	}
+	idx, err := e.page.RegisterContentProcessor(id, prepare)
+	if err != nil {
+		if prepare.Func != 0 {
+			e.call("release", int(prepare.Func))
+		}
+		return e.fail(err)
+	}
+	return idx
+}
+
+// refresh is a processor registration's refresh() (C129): phase 0 clears
+// synchronously, phase 1 (a later microtask) updates and settles wait
+// argument 1.
+// It returns false when there is no live host (the facade then resolves).
+func (e *surfaceEdge) refresh(a bridge.Args) any {
+	s := e.liveHost()
+	if s == nil {
+		return false
+	}
+	e.enter(s)
+	defer e.exit(s)
+	if a.Int(0) == 0 {
+		s.h.RefreshClear()
+	} else {
+		s.h.RefreshApply(chatsurface.Wait(a.Int(1)))
+	}
+	return true
+}
+
+// finish is finishContent(mesid, event, ...args) (C131): the
+// arguments are the host, mesid, whether an event was given, the wait id.
+func (e *surfaceEdge) finish(a bridge.Args) any {
+	s := e.host(a.Int(0))
+	if s == nil {
+		panic("chatsurface: unknown host")
+	}
+	e.enter(s)
+	defer e.exit(s)
+	m, _ := e.value(a.Value(1), false)
+	if err := s.h.FinishContent(m, chatsurface.Wait(a.Int(3)), a.Truthy(2)); err != nil {
+		return e.fail(err)
+	}
+	return nil
+}
+
+// The content processors' calls into Go run per layer of every request, so
+// they take the fast lane (no js.Value per call).
+
+// cs_render_base is renderBase() of processor call token on host (C115):
+// 1 when the facade must make the Promise, 0 for the one made before.
+//
+//go:wasmexport cs_render_base
+func csRenderBase(host, token int32) (st int32) {
+	defer bridge.Contain(&st)
+	surface.event(int(host), func(s *surfaceHost) {
+		if s.h.RenderBase(chatsurface.Token(token)) {
+			st = 1
+		}
+	})
+	return st
+}
+
+// cs_processor_done delivers prepare's fulfilment value for call token: its
+// kind (protocol KIND) and, for a string, its n units in the buffer.
+//
+//go:wasmexport cs_processor_done
+func csProcessorDone(host, token, kind, n int32) (st int32) {
+	defer bridge.Contain(&st)
+	v := chatsurface.Value{Type: chatsurface.TypeObject}
+	if jsvalue.Kind(kind) == jsvalue.String {
+		v = chatsurface.Str(jsvalue.WTF8(bridge.Buf()[:n]))
+	}
+	surface.event(int(host), func(s *surfaceHost) { s.h.ProcessorDone(chatsurface.Token(token), v) })
+	return bridge.OK
+}
+
+// cs_processor_failed delivers prepare's rejection, which the facade
+// recorded (tRef, tErr).
+//
+//go:wasmexport cs_processor_failed
+func csProcessorFailed(host, token int32) (st int32) {
+	defer bridge.Contain(&st)
+	e := surface
+	s := e.hosts[int(host)]
+	if s == nil || s.dom == nil {
+		e.call("release", e.fx.Get("tRef").Int())
+		if r := e.fx.Get("tErr").Int(); r != e.fx.Get("tRef").Int() {
+			e.call("release", r)
+		}
+		return bridge.OK
+	}
+	e.enter(s)
+	defer e.exit(s)
+	s.h.ProcessorFailed(chatsurface.Token(token), e.takeThrown())
+	return bridge.OK
+}
+
+// Version is C121's version, written into the buffer (-1: it threw).
+func (c *surfaceCallbacks) Version(msg chatsurface.MessageID, mesid int, req chatsurface.Signal) (string, *chatsurface.JSValue) {
+	n := c.e.call("version", c.host, int(msg), mesid, int(req)).Int()
+	if n < 0 {
+		return "", c.e.takeThrown()
+	}
+	return jsvalue.WTF8(bridge.Buf()[:n]), nil
+}
+
+func (c *surfaceCallbacks) NewRequest(msg chatsurface.MessageID, mesid int) chatsurface.Signal {
+	return chatsurface.Signal(c.e.call("newRequest", c.host, int(msg), mesid).Int())
+}
+
+func (c *surfaceCallbacks) CallProcessor(token chatsurface.Token, prepare chatsurface.Ref, msg chatsurface.MessageID, mesid int, sig chatsurface.Signal) {
+	c.e.call("callProcessor", c.host, int(token), int(prepare), int(msg), mesid, int(sig))
+}
+
+func (c *surfaceCallbacks) SettleBase(token chatsurface.Token, html string, err error) {
+	if err != nil {
+		c.e.call("settleBase", int(token), true, c.e.jsError(err))
+		return
+	}
+	c.e.call("settleBase", int(token), false, bridge.Write(units(html))) // the facade reads the units
+}
+
+func (c *surfaceCallbacks) AbortRequest(s chatsurface.Signal) { c.e.call("abortRequest", int(s)) }
+
+func (c *surfaceCallbacks) Settle(w chatsurface.Wait, emit bool, err error) {
+	if err != nil {
+		c.e.call("settle", int(w), false, true, c.e.jsError(err))
+		return
+	}
+	c.e.call("settle", int(w), emit, false, js.Undefined())
+}

@@ -1,0 +1,118 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"syscall/js"
+
+	"tavern-core/bridge"
+	"tavern-core/chatsurface"
+	"tavern-core/jsvalue"
+	"tavern-core/protocol"
+)
+
+// Text, values and errors as they cross between the facade and the core.
+
+// toStr reads String(v) exactly (bridge.String's helper, through the
+// facade so that a throwing conversion is caught and its value kept by
+// identity, C6); ok is false when it threw.
+func (e *surfaceEdge) toStr(v js.Value) (s string, ok bool) {
+	n := e.call("toStr", v).Int()
+	if n < 0 {
+		return "", false
+	}
+	return jsvalue.WTF8(bridge.Buf()[:n]), true
+}
+
+func (e *surfaceEdge) str(v js.Value) string { return bridge.WTF8(v) }
+
+func units(s string) []uint16 { return jsvalue.FromWTF8(s) }
+
+// value describes v for the core; withStr also fills Str with String(v)
+// (a throwing conversion is reported as thrown).
+func (e *surfaceEdge) value(v js.Value, withStr bool) (chatsurface.Value, *chatsurface.JSValue) {
+	var out chatsurface.Value
+	switch v.Type() {
+	case js.TypeUndefined:
+		out = chatsurface.Undefined
+	case js.TypeNull:
+		out = chatsurface.Value{Type: chatsurface.TypeNull}
+	case js.TypeBoolean:
+		out = chatsurface.Bool(v.Bool())
+	case js.TypeNumber:
+		out = chatsurface.Value{Type: chatsurface.TypeNumber, Num: v.Float()}
+	case js.TypeString:
+		out = chatsurface.Value{Type: chatsurface.TypeString}
+	case js.TypeFunction:
+		out = chatsurface.Value{Type: chatsurface.TypeFunction}
+	case js.TypeSymbol:
+		out = chatsurface.Value{Type: chatsurface.TypeSymbol}
+	default:
+		out = chatsurface.Value{Type: chatsurface.TypeObject}
+		if e.call("isBigInt", v).Bool() {
+			out.Type = chatsurface.TypeBigInt
+		}
+	}
+	if withStr || out.Type == chatsurface.TypeString {
+		str, ok := e.toStr(v)
+		if !ok {
+			return out, e.takeThrown()
+		}
+		out.Str = str
+	}
+	return out, nil
+}
+
+// takeThrown names the value the facade just caught (C6): its ref and the
+// ref of its error value.
+func (e *surfaceEdge) takeThrown() *chatsurface.JSValue {
+	ref := chatsurface.Ref(e.fx.Get("tRef").Int())
+	er := chatsurface.Ref(e.fx.Get("tErr").Int())
+	e.thrown = append(e.thrown, ref)
+	if er != ref {
+		e.thrown = append(e.thrown, er)
+	}
+	return &chatsurface.JSValue{Ref: ref, ErrorRef: er}
+}
+
+// result decodes a call's classified result (protocol.ResultRefShift), or
+// the value it threw.
+func (e *surfaceEdge) result(r js.Value) (chatsurface.Return, *chatsurface.JSValue) {
+	n := r.Int()
+	if n < 0 {
+		return chatsurface.Return{}, e.takeThrown()
+	}
+	return chatsurface.Return{Kind: chatsurface.Kind(n & (1<<protocol.ResultRefShift - 1)),
+		Ref: chatsurface.Ref(n >> protocol.ResultRefShift)}, nil
+}
+
+// jsError is the JS value of a core error: an *Error's one object, or a
+// thrown value by identity.
+func (e *surfaceEdge) jsError(err error) js.Value {
+	switch x := err.(type) {
+	case nil:
+		return js.Null()
+	case *chatsurface.JSValue:
+		return e.call("ref", int(x.Ref))
+	case *chatsurface.Error:
+		if v, ok := e.memo[x]; ok {
+			return v
+		}
+		cause := js.Undefined()
+		if x.Cause != nil {
+			cause = e.jsError(x.Cause)
+		}
+		n := bridge.Write(units(x.Message))
+		v := e.call("makeError", int(x.Class), bridge.Addr(), n, x.Cause != nil, cause)
+		e.memo[x] = v
+		return v
+	}
+	n := bridge.Write(units("tavern-core internal error: " + err.Error()))
+	return e.call("makeError", 0, bridge.Addr(), n, false, js.Undefined())
+}
+
+// fail hands err to the facade, which throws it.
+func (e *surfaceEdge) fail(err error) js.Value {
+	e.call("fail", e.jsError(err))
+	return e.failMark
+}
