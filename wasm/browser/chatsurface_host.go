@@ -63,11 +63,17 @@ func (e *surfaceEdge) host(id int) *surfaceHost {
 	return nil
 }
 
-func (e *surfaceEdge) op(a bridge.Args) any {
-	s := e.host(a.Int(0))
+// knownHost is host for an id the facade must have had from createHost.
+func (e *surfaceEdge) knownHost(id int) *surfaceHost {
+	s := e.host(id)
 	if s == nil {
 		panic("chatsurface: unknown host")
 	}
+	return s
+}
+
+func (e *surfaceEdge) op(a bridge.Args) any {
+	s := e.knownHost(a.Int(0))
 	e.enter(s)
 	defer e.exit(s)
 	h := s.h

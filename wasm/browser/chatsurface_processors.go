@@ -67,10 +67,7 @@ func (e *surfaceEdge) refresh(a bridge.Args) any {
 // finish is finishContent(mesid, event, ...args) (C131): the
 // arguments are the host, mesid, whether an event was given, the wait id.
 func (e *surfaceEdge) finish(a bridge.Args) any {
-	s := e.host(a.Int(0))
-	if s == nil {
-		panic("chatsurface: unknown host")
-	}
+	s := e.knownHost(a.Int(0))
 	e.enter(s)
 	defer e.exit(s)
 	m, _ := e.value(a.Value(1), false)
