@@ -94,7 +94,7 @@ func (b *bounded) restructure(h *Host) {
 	}
 	// O(measured) lookups, not O(count): few messages have been measured.
 	for id, s := range b.sizes {
-		if i, ok := h.index[id]; ok {
+		if i, ok := h.index.get(id); ok {
 			sizes[i] = s
 		} else {
 			delete(b.sizes, id)
@@ -235,7 +235,7 @@ func (b *bounded) anchorAt(h *Host, s float64) anchor {
 		return anchor{}
 	}
 	if b.pin.ok {
-		if _, ok := h.index[b.pin.key]; ok {
+		if _, ok := h.index.get(b.pin.key); ok {
 			return b.pin
 		}
 		b.pin = anchor{}
@@ -251,7 +251,7 @@ func (b *bounded) target(h *Host, an anchor, s float64) float64 {
 		return b.layout.MaxScroll()
 	}
 	if an.ok {
-		if i, ok := h.index[an.key]; ok {
+		if i, ok := h.index.get(an.key); ok {
 			return b.layout.ClampScroll(b.layout.Start(i) + an.offset)
 		}
 	}
@@ -504,7 +504,7 @@ func (b *bounded) measurementRefresh(h *Host) error {
 	b.restructure(h)
 	center := len(h.ids) - 1
 	if an.ok {
-		if i, ok := h.index[an.key]; ok {
+		if i, ok := h.index.get(an.key); ok {
 			center = i
 		}
 	}

@@ -14,22 +14,10 @@ func (h *Host) structural() error {
 			" messages; the maximum is "+itoa(MaxMessages)))
 	}
 	ids := p.IDs
-	// The map is reused from pass to pass: a chat of 10,000 messages would
-	// otherwise rebuild its buckets on every render.
-	index := h.index
-	if index == nil {
-		index = make(map[MessageID]int, len(ids))
-	} else {
-		clear(index)
+	if h.index.build(ids) >= 0 {
+		return h.fail(newError(CodeProjection, "ChatSurface messages must not contain the same object more than once"))
 	}
-	for i, id := range ids {
-		if _, dup := index[id]; dup {
-			clear(index)
-			return h.fail(newError(CodeProjection, "ChatSurface messages must not contain the same object more than once"))
-		}
-		index[id] = i
-	}
-	h.ids, h.index = ids, index
+	h.ids = ids
 	if h.managed {
 		h.b.restructure(h)
 	}

@@ -74,7 +74,7 @@ type Host struct {
 	committed bool // static: the epoch's first projection committed
 
 	ids       []MessageID // chat[] at the last structural pass
-	index     map[MessageID]int
+	index     messageIndex
 	mounted   []*residency // ascending mesid
 	transient map[MessageID]bool
 
@@ -408,7 +408,7 @@ func (h *Host) reset() error {
 	h.state = StateInactive
 	h.committed = false
 	h.ids = nil
-	clear(h.index) // kept for the next epoch's passes
+	h.index.reset() // its room is kept for the next epoch's passes
 	clear(h.transient)
 	return nil
 }
