@@ -1,5 +1,7 @@
 package chatsurface
 
+import "tavern-core/jsvalue"
+
 import "strconv"
 
 // DefaultRuntimeLimit is Rmax when runtimeLimit is absent (C62).
@@ -53,7 +55,7 @@ func newAdmission(env admissionEnv, managed bool, max int) *Admission {
 
 // ValidateRuntimeLimit is C62's check of the runtimeLimit option.
 func ValidateRuntimeLimit(v Value) (int, error) {
-	if v.Type == TypeUndefined {
+	if v.Kind == jsvalue.Undefined {
 		return DefaultRuntimeLimit, nil
 	}
 	if !v.isInteger() || v.Num < 1 {

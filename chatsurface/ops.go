@@ -1,5 +1,7 @@
 package chatsurface
 
+import "tavern-core/jsvalue"
+
 // RenderOptions are render()'s options: Replace lists mesids to cold-remount;
 // First is static mode's range start (Undefined when absent; Str must hold
 // String(first) when it is present).
@@ -56,7 +58,7 @@ func (h *Host) renderStatic(label string, o RenderOptions) error {
 		return h.fail(thrown)
 	}
 	first := 0
-	if o.First.Type == TypeUndefined {
+	if o.First.Kind == jsvalue.Undefined {
 		if len(h.mounted) > 0 {
 			first = min(h.mounted[0].mesid, count)
 		}

@@ -1,5 +1,7 @@
 package chatsurface
 
+import "tavern-core/jsvalue"
+
 // Page is the per-module-instance state (C11, C12, C14): the install decision,
 // the participant registry and the one live host.
 type Page struct {
@@ -21,7 +23,7 @@ func NewPage() *Page { return &Page{Registry: NewRegistry()} }
 // not an object). On success the bridge performs steps 4–5 itself: create the
 // missing objects and set api.chatSurface to the page's API object.
 func (p *Page) Install(managed, tauri, api Value) error {
-	if managed.Type != TypeBoolean {
+	if managed.Kind != jsvalue.Boolean {
 		return newTypeError(CodeInvalidArgument, "Chat virtualization setting must be a boolean")
 	}
 	if p.installed && p.managed != managed.Bool {
@@ -39,7 +41,7 @@ func (p *Page) Install(managed, tauri, api Value) error {
 }
 
 func absentOrObject(v Value) bool {
-	return v.Type == TypeUndefined || v.Type == TypeNull || v.Type == TypeObject
+	return v.Kind == jsvalue.Undefined || v.Kind == jsvalue.Null || v.Kind == jsvalue.Object
 }
 
 func boolText(b bool) string {
@@ -79,12 +81,12 @@ func (p *Page) CreateHost(o HostOptions, env Env) (*Host, error) {
 	if p.host != nil && !p.host.disposed {
 		return nil, newError(CodeState, "ChatSurface host already exists")
 	}
-	if !o.Root.isObject() || o.GetMessages.Type != TypeFunction || o.Materialize.Type != TypeFunction ||
-		o.FormatMessage.Type != TypeFunction || o.Emit.Type != TypeFunction {
+	if !o.Root.isObject() || o.GetMessages.Kind != jsvalue.Function || o.Materialize.Kind != jsvalue.Function ||
+		o.FormatMessage.Kind != jsvalue.Function || o.Emit.Kind != jsvalue.Function {
 		return nil, newTypeError(CodeInvalidArgument, "ChatSurface host requires root, getMessages, materialize, formatMessage and emit")
 	}
-	if o.Managed.Type != TypeUndefined {
-		if o.Managed.Type != TypeBoolean {
+	if o.Managed.Kind != jsvalue.Undefined {
+		if o.Managed.Kind != jsvalue.Boolean {
 			return nil, newTypeError(CodeInvalidArgument, "Chat virtualization setting must be a boolean")
 		}
 		if o.Managed.Bool != p.managed {
@@ -100,7 +102,7 @@ func (p *Page) CreateHost(o HostOptions, env Env) (*Host, error) {
 		v    Value
 	}{{"onFault", o.OnFault}, {"requestAnimationFrame", o.RequestAnimationFrame},
 		{"cancelAnimationFrame", o.CancelAnimationFrame}, {"setTimeout", o.SetTimeout}, {"clearTimeout", o.ClearTimeout}} {
-		if f.v.Type != TypeUndefined && f.v.Type != TypeFunction {
+		if f.v.Kind != jsvalue.Undefined && f.v.Kind != jsvalue.Function {
 			return nil, newTypeError(CodeInvalidArgument, "ChatSurface host option "+f.name+" must be a function")
 		}
 	}

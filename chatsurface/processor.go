@@ -1,5 +1,7 @@
 package chatsurface
 
+import "tavern-core/jsvalue"
+
 // Content processors (C113–C132). A processor is a JS prepare(ctx,
 // renderBase) function; Go owns every decision around it (chain order,
 // renderBase memoisation, the base, the queue, the cache, aborts, error
@@ -63,7 +65,7 @@ func (p *Page) RegisterContentProcessor(id, prepare Value) (int, error) {
 	if p.contentStarted {
 		return 0, newError(CodeRegistration, "ChatSurface content processors must register before the first projection")
 	}
-	if id.Type != TypeString || jsTrim(id.Str) == "" || prepare.Type != TypeFunction {
+	if id.Kind != jsvalue.String || jsTrim(id.Str) == "" || prepare.Kind != jsvalue.Function {
 		return 0, newTypeError(CodeRegistration, "ChatSurface content processor requires an id and prepare function")
 	}
 	for _, q := range p.processors {
@@ -371,7 +373,7 @@ func (h *Host) ProcessorDone(token Token, v Value) {
 	if l == nil || l.settled {
 		return
 	}
-	if v.Type != TypeString {
+	if v.Kind != jsvalue.String {
 		h.layerFailed(l, newTypeError(CodeProcessor, "prepare must return an HTML string"))
 		return
 	}

@@ -1,5 +1,7 @@
 package chatsurface
 
+import "tavern-core/jsvalue"
+
 // Definition is a participant definition object as the bridge exposes it to
 // validation. Go drives the reads so they happen in the spec's order and at
 // most once each (C18): a getter that throws stops validation right there.
@@ -71,9 +73,9 @@ func (r *Registry) Register(def Definition) (int, error) {
 	if thrown != nil {
 		return 0, thrown
 	}
-	if pv.Type != TypeNumber || pv.Num != 1 {
+	if pv.Kind != jsvalue.Number || pv.Num != 1 {
 		text := pv.Str
-		if pv.Type == TypeUndefined {
+		if pv.Kind == jsvalue.Undefined {
 			text = "undefined"
 		}
 		return 0, newError(CodeRegistration, "Unsupported ChatSurface participant protocol: "+text)
@@ -85,9 +87,9 @@ func (r *Registry) Register(def Definition) (int, error) {
 		if thrown != nil {
 			return 0, thrown
 		}
-		switch v.Type {
-		case TypeUndefined:
-		case TypeFunction:
+		switch v.Kind {
+		case jsvalue.Undefined:
+		case jsvalue.Function:
 			*hooks[i] = v.Func
 		default:
 			return 0, newTypeError(CodeRegistration, "ChatSurface participant "+id+"."+name+" must be a function")

@@ -3,6 +3,8 @@ package chatsurface
 import (
 	"math"
 	"testing"
+
+	"tavern-core/jsvalue"
 )
 
 func reg(t *testing.T, r *Registry, d Definition) error {
@@ -43,15 +45,15 @@ func TestC18_ValidationMessages(t *testing.T) {
 		{"S7 unknown field", def("id", Str("x"), "protocolVersion", Num(1), "didMount", Fn(1), "refresh", Fn(2)), ClassError, "Unknown ChatSurface participant field: refresh"},
 		{"S7 claimRuntimes", def("id", Str("x"), "protocolVersion", Num(1), "claimRuntimes", Fn(2)), ClassError, "Unknown ChatSurface participant field: claimRuntimes"},
 		{"S7 fields first", def("id", Str(""), "protocolVersion", Num(2), "foo", Num(1)), ClassError, "Unknown ChatSurface participant field: foo"},
-		{"S8 null hook", def("id", Str("x"), "protocolVersion", Num(1), "prepareContent", Fn(1), "didMount", Value{Type: TypeNull, Str: "null"}), ClassTypeError, "ChatSurface participant x.didMount must be a function"},
+		{"S8 null hook", def("id", Str("x"), "protocolVersion", Num(1), "prepareContent", Fn(1), "didMount", Value{Kind: jsvalue.Null, Str: "null"}), ClassTypeError, "ChatSurface participant x.didMount must be a function"},
 		{"S9 no hook", def("id", Str("x"), "protocolVersion", Num(1)), ClassError, "ChatSurface participant x must implement at least one hook"},
 		{"S9 empty id", def("id", Str(""), "protocolVersion", Num(1), "didMount", Fn(1)), ClassError, "ChatSurface participant id is required"},
 		{"S9 zero id", def("id", Num(0), "protocolVersion", Num(1), "didMount", Fn(1)), ClassError, "ChatSurface participant id is required"},
-		{"S9 null id", def("id", Value{Type: TypeNull, Str: "null"}, "protocolVersion", Num(1), "didMount", Fn(1)), ClassError, "ChatSurface participant id is required"},
+		{"S9 null id", def("id", Value{Kind: jsvalue.Null, Str: "null"}, "protocolVersion", Num(1), "didMount", Fn(1)), ClassError, "ChatSurface participant id is required"},
 		{"S9 blank id", def("id", Str(" \t "), "protocolVersion", Num(1), "didMount", Fn(1)), ClassError, "ChatSurface participant id is required"},
 		{"S9 string", fakeDef{v: Str("p")}, ClassTypeError, "ChatSurface participant must be an object"},
 		{"S9 function", fakeDef{v: Fn(3)}, ClassTypeError, "ChatSurface participant must be an object"},
-		{"null", fakeDef{v: Value{Type: TypeNull}}, ClassTypeError, "ChatSurface participant must be an object"},
+		{"null", fakeDef{v: Value{Kind: jsvalue.Null}}, ClassTypeError, "ChatSurface participant must be an object"},
 		{"hook order", def("id", Str("x"), "protocolVersion", Num(1), "didCommitContent", Num(1), "didMount", Str("f")), ClassTypeError, "ChatSurface participant x.didMount must be a function"},
 	}
 	for _, c := range cases {
@@ -93,7 +95,7 @@ func TestC18_InheritedHooksAndThrowingGetter(t *testing.T) {
 func TestC17_FrozenRegistryRejectsFirst(t *testing.T) {
 	r := NewRegistry()
 	_ = r.freeze()
-	wantErr(t, reg(t, r, fakeDef{v: Value{Type: TypeNull}}), ClassError, "ChatSurface participants must register before the first projection")
+	wantErr(t, reg(t, r, fakeDef{v: Value{Kind: jsvalue.Null}}), ClassError, "ChatSurface participants must register before the first projection")
 }
 
 // C21: first fault wins; cause is the error value.
@@ -153,7 +155,7 @@ func TestC141_CreateHostChecks(t *testing.T) {
 	o.Managed = Bool(false)
 	_, err = p.CreateHost(o, env)
 	wantErr(t, err, ClassError, "ChatSurface host mode must match the installed ownership decision")
-	for _, bad := range []Value{{Type: TypeNull}, Num(0), Num(2.5), Str("4"), Num(1e400 * 0)} {
+	for _, bad := range []Value{{Kind: jsvalue.Null}, Num(0), Num(2.5), Str("4"), Num(1e400 * 0)} {
 		o = validOptions()
 		o.RuntimeLimit = bad
 		_, err = p.CreateHost(o, env)

@@ -8,67 +8,52 @@ import (
 	"tavern-core/jsvalue"
 )
 
-// Type is a JS value's type as the facade describes it (typeof, with null
-// split out because typeof null is "object").
-type Type uint8
-
-const (
-	TypeUndefined Type = iota
-	TypeNull
-	TypeBoolean
-	TypeNumber
-	TypeString
-	TypeFunction
-	TypeObject
-	TypeSymbol
-	TypeBigInt
-)
-
 // Value is the facade's cheap description of a JS value. Strings travel as
 // WTF-8 (UTF-8 that also encodes lone surrogates), so they round-trip exactly
-// and Go can compare, trim and concatenate them without []uint16.
+// and Go can compare, trim and concatenate them without []uint16. Its kind
+// is jsvalue.Kind, the one kind order the facades and every core share.
 type Value struct {
-	Type Type
-	Bool bool    // TypeBoolean
-	Num  float64 // TypeNumber
-	// Str is the string for TypeString; when the core asks for a value's text
+	Kind jsvalue.Kind
+	Bool bool    // jsvalue.Boolean
+	Num  float64 // jsvalue.Number
+	// Str is the string for jsvalue.String; when the core asks for a value's text
 	// (Definition.Get with str true) it is String(v) for every type.
 	Str  string
-	Func Ref // TypeFunction: the function, held by the bridge
+	Func Ref // jsvalue.Function: the function, held by the bridge
 }
 
 // Undefined is the zero Value.
 var Undefined = Value{}
 
 // Num, Str, Bool and Fn build Values (mostly for tests and the bridge).
-func Num(f float64) Value   { return Value{Type: TypeNumber, Num: f, Str: jsNumber(f)} }
-func Str(s string) Value    { return Value{Type: TypeString, Str: s} }
-func Bool(b bool) Value     { return Value{Type: TypeBoolean, Bool: b, Str: strconv.FormatBool(b)} }
-func Fn(r Ref) Value        { return Value{Type: TypeFunction, Func: r, Str: "function"} }
-func Object(s string) Value { return Value{Type: TypeObject, Str: s} }
+func Num(f float64) Value   { return Value{Kind: jsvalue.Number, Num: f, Str: jsNumber(f)} }
+func Str(s string) Value    { return Value{Kind: jsvalue.String, Str: s} }
+func Bool(b bool) Value     { return Value{Kind: jsvalue.Boolean, Bool: b, Str: strconv.FormatBool(b)} }
+func Fn(r Ref) Value        { return Value{Kind: jsvalue.Function, Func: r, Str: "function"} }
+func Object(s string) Value { return Value{Kind: jsvalue.Object, Str: s} }
 
 // truthy follows ToBoolean; BigInt zero arrives as Str "0".
 func (v Value) truthy() bool {
-	switch v.Type {
-	case TypeUndefined, TypeNull:
+	switch v.Kind {
+	case jsvalue.Undefined, jsvalue.Null:
 		return false
-	case TypeBoolean:
+	case jsvalue.Boolean:
 		return v.Bool
-	case TypeNumber:
+	case jsvalue.Number:
 		return v.Num != 0 && !math.IsNaN(v.Num)
-	case TypeString:
+	case jsvalue.String:
 		return v.Str != ""
-	case TypeBigInt:
+	case jsvalue.BigInt:
 		return v.Str != "0"
 	}
 	return true
 }
 
 // isObject: non-null and typeof "object" (functions are rejected, C11, C18).
-func (v Value) isObject() bool { return v.Type == TypeObject }
+func (v Value) isObject() bool { return v.Kind == jsvalue.Object }
 
 // isInteger is Number.isInteger.
-func (v Value) isInteger() bool { return v.Type == TypeNumber && isInteger(v.Num) }
+func (v Value) isInteger() bool { return v.Kind == jsvalue.Number && isInteger(v.Num) }
 
 func isInteger(f float64) bool { return !math.IsInf(f, 0) && f == math.Trunc(f) }
 

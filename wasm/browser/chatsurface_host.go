@@ -8,6 +8,7 @@ import (
 	"tavern-core/bridge"
 	"tavern-core/chatsurface"
 	"tavern-core/chatsurface/domjs"
+	"tavern-core/jsvalue"
 	"tavern-core/protocol"
 )
 
@@ -144,7 +145,7 @@ func (e *surfaceEdge) op(a bridge.Args) any {
 		}
 	case protocol.SurfaceElement:
 		m, _ := e.value(a.Value(2), false)
-		if m.Type != chatsurface.TypeNumber || m.Num != float64(int(m.Num)) || s.dom == nil {
+		if m.Kind != jsvalue.Number || m.Num != float64(int(m.Num)) || s.dom == nil {
 			return 0
 		}
 		return int(h.MessageElement(int(m.Num)))

@@ -7,6 +7,7 @@ import (
 
 	"tavern-core/bridge"
 	"tavern-core/chatsurface"
+	"tavern-core/jsvalue"
 )
 
 // The page: install, participant registration and faults.
@@ -51,7 +52,7 @@ func (d *definition) Get(name string, withStr bool) (chatsurface.Value, *chatsur
 		return chatsurface.Value{}, d.e.takeThrown()
 	}
 	v, thrown := d.e.value(r, withStr)
-	if thrown == nil && v.Type == chatsurface.TypeFunction {
+	if thrown == nil && v.Kind == jsvalue.Function {
 		v.Func = chatsurface.Ref(d.e.call("addRef", r).Int())
 		d.refs = append(d.refs, v.Func)
 	}

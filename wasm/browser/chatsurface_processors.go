@@ -32,7 +32,7 @@ func (e *surfaceEdge) processor(a bridge.Args) any {
 			return e.fail(e.takeThrown())
 		}
 		if pv.Type() == js.TypeFunction {
-			prepare = chatsurface.Value{Type: chatsurface.TypeFunction, Func: chatsurface.Ref(e.call("addRef", pv).Int())}
+			prepare = chatsurface.Value{Kind: jsvalue.Function, Func: chatsurface.Ref(e.call("addRef", pv).Int())}
 		}
 	}
 	idx, err := e.page.RegisterContentProcessor(id, prepare)
@@ -100,7 +100,7 @@ func csRenderBase(host, token int32) (st int32) {
 //go:wasmexport cs_processor_done
 func csProcessorDone(host, token, kind, n int32) (st int32) {
 	defer bridge.Contain(&st)
-	v := chatsurface.Value{Type: chatsurface.TypeObject}
+	v := chatsurface.Value{Kind: jsvalue.Object}
 	if jsvalue.Kind(kind) == jsvalue.String {
 		v = chatsurface.Str(jsvalue.WTF8(bridge.Buf()[:n]))
 	}

@@ -36,24 +36,24 @@ func (e *surfaceEdge) value(v js.Value, withStr bool) (chatsurface.Value, *chats
 	case js.TypeUndefined:
 		out = chatsurface.Undefined
 	case js.TypeNull:
-		out = chatsurface.Value{Type: chatsurface.TypeNull}
+		out = chatsurface.Value{Kind: jsvalue.Null}
 	case js.TypeBoolean:
 		out = chatsurface.Bool(v.Bool())
 	case js.TypeNumber:
-		out = chatsurface.Value{Type: chatsurface.TypeNumber, Num: v.Float()}
+		out = chatsurface.Value{Kind: jsvalue.Number, Num: v.Float()}
 	case js.TypeString:
-		out = chatsurface.Value{Type: chatsurface.TypeString}
+		out = chatsurface.Value{Kind: jsvalue.String}
 	case js.TypeFunction:
-		out = chatsurface.Value{Type: chatsurface.TypeFunction}
+		out = chatsurface.Value{Kind: jsvalue.Function}
 	case js.TypeSymbol:
-		out = chatsurface.Value{Type: chatsurface.TypeSymbol}
+		out = chatsurface.Value{Kind: jsvalue.Symbol}
 	default:
-		out = chatsurface.Value{Type: chatsurface.TypeObject}
+		out = chatsurface.Value{Kind: jsvalue.Object}
 		if e.call("isBigInt", v).Bool() {
-			out.Type = chatsurface.TypeBigInt
+			out.Kind = jsvalue.BigInt
 		}
 	}
-	if withStr || out.Type == chatsurface.TypeString {
+	if withStr || out.Kind == jsvalue.String {
 		str, ok := e.toStr(v)
 		if !ok {
 			return out, e.takeThrown()
