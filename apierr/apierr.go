@@ -13,7 +13,8 @@ const (
 	EditorOpsError
 	TypeError
 	PlainError
-	Internal // a contained Go panic or a broken invariant
+	Internal   // a contained Go panic or a broken invariant
+	RangeError // the chat surface's out-of-range arguments
 )
 
 // Error is a core error. Message is in code units so it can echo JS text

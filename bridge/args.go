@@ -11,12 +11,12 @@ import (
 
 // CodeBadArgument is the code of a slow-lane call whose argument is missing
 // or of the wrong type.
-const CodeBadArgument = "bad-argument"
+const CodeBadArgument = "bad_argument"
 
 // Args reads a slow-lane call's arguments by position and type. The calls
 // come from the project's own facades, so a missing or mistyped argument is
 // a broken invariant: the reader panics with an `internal` error coded
-// bad-argument that names the call and the position, and the entry's
+// bad_argument that names the call and the position, and the entry's
 // containment (FuncOf) hands that error back as it is, instead of
 // syscall/js's index or ValueError panic.
 type Args struct {

@@ -11,7 +11,7 @@ import (
 )
 
 // A facade call read with Args yields typed values; a missing or mistyped
-// argument comes back from the contained entry as a coded bad-argument
+// argument comes back from the contained entry as a coded bad_argument
 // error naming the call and position, and the next call works.
 func TestArgsReadTypedAndRefuseBadArguments(t *testing.T) {
 	var got *apierr.Error

@@ -1,6 +1,10 @@
 package chatsurface
 
-import "testing"
+import (
+	"testing"
+
+	"tavern-core/apierr"
+)
 
 // admEnv is an admission environment with identity ordering (C63 tests).
 type admEnv struct {
@@ -137,12 +141,12 @@ func TestC65_C66_Suspended(t *testing.T) {
 // C71, C62 S51.
 func TestC71_S51_DemandValidation(t *testing.T) {
 	eager, _ := newAdm(t, false, 8)
-	wantErr(t, eager.SetDemand(fs(0), false), ClassError, "RuntimeAdmission demand is only valid in managed mode")
+	wantErr(t, eager.SetDemand(fs(0), false), apierr.PlainError, "RuntimeAdmission demand is only valid in managed mode")
 	a, _ := newAdm(t, true, 8)
-	wantErr(t, a.SetDemand(fs(0, 0), false), ClassError, "ChatSurface runtime demand contains duplicate messageIds")
-	wantErr(t, a.SetDemand(fs(0.5), false), ClassTypeError, "ChatSurface runtime demand requires integer messageIds")
+	wantErr(t, a.SetDemand(fs(0, 0), false), apierr.PlainError, "ChatSurface runtime demand contains duplicate messageIds")
+	wantErr(t, a.SetDemand(fs(0.5), false), apierr.TypeError, "ChatSurface runtime demand requires integer messageIds")
 	_ = a.Register(cand("x", 0))
-	wantErr(t, a.Configure(true, 2), ClassError, "RuntimeAdmission policy can only change while the surface is empty")
+	wantErr(t, a.Configure(true, 2), apierr.PlainError, "RuntimeAdmission policy can only change while the surface is empty")
 	b, _ := newAdm(t, true, 8)
 	if err := b.Configure(false, 3); err != nil || b.Snapshot().MaxActive != 3 || b.Snapshot().Mode != "eager" {
 		t.Fatal(err)

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+
+	"tavern-core/apierr"
 )
 
 func managedHarness(t *testing.T, n int) *harness {
@@ -152,10 +154,10 @@ func TestC94_S59_S65_JumpPreconditions(t *testing.T) {
 	h.create()
 	h.open()
 	_, err := h.host.JumpToMessage(Num(100))
-	wantErr(t, err, ClassRangeError, "Chat virtualizer target 100 is outside the structure")
+	wantErr(t, err, apierr.RangeError, "Chat virtualizer target 100 is outside the structure")
 	_ = h.host.SetProjectionHeld(true)
 	_, err = h.host.JumpToMessage(Num(5))
-	wantErr(t, err, ClassError, "Bounded ChatSurface cannot leave an active message editor")
+	wantErr(t, err, apierr.PlainError, "Bounded ChatSurface cannot leave an active message editor")
 	if h.host.Fault() != nil {
 		t.Fatal("no fault")
 	}
@@ -165,7 +167,7 @@ func TestC94_S59_S65_JumpPreconditions(t *testing.T) {
 	s := staticHarness(t, "a")
 	s.create()
 	_, err = s.host.JumpToMessage(Num(0))
-	wantErr(t, err, ClassError, "Bounded ChatSurface is not active")
+	wantErr(t, err, apierr.PlainError, "Bounded ChatSurface is not active")
 }
 
 // C87, C31 S57: following keeps the new tail in view.
@@ -204,7 +206,7 @@ func TestC76_S58_ForeignChildren(t *testing.T) {
 	d.attrs["id"] = "ecosystem-root-write"
 	h.dom.appendChild(h.dom.root, d)
 	h.create()
-	wantErr(t, h.host.Open(), ClassError, "Bounded ChatSurface contains an unknown direct child: div")
+	wantErr(t, h.host.Open(), apierr.PlainError, "Bounded ChatSurface contains an unknown direct child: div")
 	if h.host.Snapshot().State != StateFaulted {
 		t.Fatal("must fault")
 	}
@@ -220,7 +222,7 @@ func TestC76_S58_ForeignChildren(t *testing.T) {
 	sm := h.dom.html(`<div><div id="show_more_messages"></div></div>`)[0]
 	h.dom.appendChild(h.dom.root, sm)
 	h.create()
-	wantErr(t, h.host.Open(), ClassError, "Bounded ChatSurface cannot adopt the static Show More control")
+	wantErr(t, h.host.Open(), apierr.PlainError, "Bounded ChatSurface cannot adopt the static Show More control")
 }
 
 // C28, C73 S61.
@@ -395,7 +397,7 @@ func TestC67_S48_ManagedNotLive(t *testing.T) {
 	h.open()
 	h.dom.detach(h.dom.n(h.dom.findTag(h.host.MessageElement(0), "pre")))
 	h.sch.flush()
-	wantErr(t, h.host.Fault(), ClassError, "ChatSurface runtime source is not live: runtime-owner")
+	wantErr(t, h.host.Fault(), apierr.PlainError, "ChatSurface runtime source is not live: runtime-owner")
 	if len(h.js.faults) != 1 {
 		t.Fatal("onFault once")
 	}
@@ -407,7 +409,7 @@ func TestC67_S48_ManagedNotLive(t *testing.T) {
 		return Return{}, nil
 	}})
 	h.create()
-	wantErr(t, h.host.Open(), ClassError, "ChatSurface message 0 runtime source ownership diverged")
+	wantErr(t, h.host.Open(), apierr.PlainError, "ChatSurface message 0 runtime source ownership diverged")
 }
 
 // C63 S44, S45: the box ordering picks the nearest candidates.
@@ -448,13 +450,13 @@ func TestC79_S66_ManagedInconsistent(t *testing.T) {
 	h.open()
 	h.dom.Remove(h.host.MessageElement(1))
 	h.host.OnMutation()
-	wantErr(t, h.host.Fault(), ClassError, "ChatSurface committed DOM projection is inconsistent")
+	wantErr(t, h.host.Fault(), apierr.PlainError, "ChatSurface committed DOM projection is inconsistent")
 	// found at the start of an operation instead: thrown from it
 	h = managedHarness(t, 3)
 	h.create()
 	h.open()
 	h.dom.SetAttr(h.host.MessageElement(1), "mesid", "7")
-	wantErr(t, h.render(), ClassError, "ChatSurface committed DOM projection is inconsistent")
+	wantErr(t, h.render(), apierr.PlainError, "ChatSurface committed DOM projection is inconsistent")
 }
 
 // C105, C106 S67: after a fault every mutating call throws; DOM unchanged.
@@ -470,7 +472,7 @@ func TestC106_S67_FaultedBoundedView(t *testing.T) {
 		func() error { _, e := h.host.UpdateContent(Num(0), false); return e }(),
 		func() error { _, e := h.host.JumpToMessage(Num(0)); return e }(),
 		h.host.RefreshLayout(), h.host.ScrollToEnd()} {
-		if e := wantErr(t, err, ClassError, "ChatSurface epoch is faulted"); e.Cause != f {
+		if e := wantErr(t, err, apierr.PlainError, "ChatSurface epoch is faulted"); e.Cause != f {
 			t.Fatal("cause")
 		}
 	}
@@ -511,7 +513,7 @@ func TestC92_OpenTwice(t *testing.T) {
 	h := managedHarness(t, 2)
 	h.create()
 	h.open()
-	wantErr(t, h.host.Open(), ClassError, "Bounded ChatSurface cannot open from state settled")
+	wantErr(t, h.host.Open(), apierr.PlainError, "Bounded ChatSurface cannot open from state settled")
 	if h.host.Fault() != nil {
 		t.Fatal("no fault")
 	}

@@ -1,48 +1,35 @@
 package chatsurface
 
-// Class names the JavaScript constructor the bridge must throw an *Error as.
-type Class uint8
+import "tavern-core/apierr"
 
+// Stable error codes, spelled as every core's apierr codes are. The JS
+// message is the contract (the spec fixes it exactly); the code lets Go
+// callers and logs branch without parsing text.
 const (
-	ClassError Class = iota
-	ClassTypeError
-	ClassRangeError
-)
-
-// String returns the JS constructor name.
-func (c Class) String() string {
-	switch c {
-	case ClassTypeError:
-		return "TypeError"
-	case ClassRangeError:
-		return "RangeError"
-	}
-	return "Error"
-}
-
-// Stable error codes. The JS message is the contract (the spec fixes it
-// exactly); the code lets Go callers and logs branch without parsing text.
-const (
-	CodeInvalidArgument = "invalid-argument" // bad value from JS; never faults by itself
+	CodeInvalidArgument = "invalid_argument" // bad value from JS; never faults by itself
 	CodeRegistration    = "registration"
 	CodeProjection      = "projection"
-	CodeContract        = "participant-contract" // a hook or activate broke its contract
+	CodeContract        = "participant_contract" // a hook or activate broke its contract
 	CodeOwnership       = "ownership"            // DOM ownership diverged
 	CodeCleanup         = "cleanup"
-	CodeFaulted         = "epoch-faulted"
-	CodeDisposed        = "host-disposed"
+	CodeFaulted         = "epoch_faulted"
+	CodeDisposed        = "host_disposed"
 	CodeReentered       = "reentered"
-	CodeState           = "invalid-state"
+	CodeState           = "invalid_state"
 	CodeAdmission       = "admission"
-	CodeParticipant     = "participant-fault"
-	CodeProcessor       = "content-processor"
+	CodeParticipant     = "participant_fault"
+	CodeProcessor       = "content_processor"
 )
 
 // Error is an error created by the core. The bridge materialises each *Error
 // into ONE JS error object (memoised by pointer), so the value thrown to a
 // caller, getFault(), onFault and a later cause are the identical object (C103).
+// Its class is an apierr.Class, published once in js/protocol.js (CLASS). It
+// is not an *apierr.Error because its cause is a Go chain (nil, *Error or a
+// thrown *JSValue) that the edge turns into JS objects by identity, and its
+// text is WTF-8 like the core's Values.
 type Error struct {
-	Class   Class
+	Class   apierr.Class // PlainError, TypeError or RangeError
 	Code    string
 	Message string // WTF-8: echoed JS text round-trips exactly
 	Cause   error  // nil, *Error or *JSValue
@@ -51,12 +38,20 @@ type Error struct {
 func (e *Error) Error() string { return e.Message }
 func (e *Error) Unwrap() error { return e.Cause }
 
-func newError(code, msg string) *Error { return &Error{Class: ClassError, Code: code, Message: msg} }
+func newError(code, msg string) *Error {
+	return &Error{Class: apierr.PlainError, Code: code, Message: msg}
+}
+
+// causedError is a plain Error with a cause (C103's chain).
+func causedError(code, msg string, cause error) *Error {
+	return &Error{Class: apierr.PlainError, Code: code, Message: msg, Cause: cause}
+}
+
 func newTypeError(code, msg string) *Error {
-	return &Error{Class: ClassTypeError, Code: code, Message: msg}
+	return &Error{Class: apierr.TypeError, Code: code, Message: msg}
 }
 func newRangeError(code, msg string) *Error {
-	return &Error{Class: ClassRangeError, Code: code, Message: msg}
+	return &Error{Class: apierr.RangeError, Code: code, Message: msg}
 }
 
 // JSValue is a value thrown by JS code (a hook, a disposer, activate, a host
@@ -80,7 +75,7 @@ func errorValue(err error) error {
 }
 
 func errFaulted(cause error) *Error {
-	return &Error{Class: ClassError, Code: CodeFaulted, Message: "ChatSurface epoch is faulted", Cause: cause}
+	return causedError(CodeFaulted, "ChatSurface epoch is faulted", cause)
 }
 
 func errDisposed() *Error { return newError(CodeDisposed, "ChatSurface host is disposed") }

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"tavern-core/apierr"
 )
 
 // ---- fake DOM ----
@@ -819,14 +821,14 @@ func nop(call) (Return, *JSValue) { return Return{}, nil }
 
 func (h *harness) mounted() []int { return h.host.Snapshot().Mounted }
 
-func wantErr(t *testing.T, err error, class Class, msg string) *Error {
+func wantErr(t *testing.T, err error, class apierr.Class, msg string) *Error {
 	t.Helper()
 	e, ok := err.(*Error)
 	if !ok {
-		t.Fatalf("got %T %v, want %s %q", err, err, class, msg)
+		t.Fatalf("got %T %v, want class %d %q", err, err, class, msg)
 	}
 	if e.Class != class || e.Message != msg {
-		t.Fatalf("got %s %q, want %s %q", e.Class, e.Message, class, msg)
+		t.Fatalf("got class %d %q, want %d %q", e.Class, e.Message, class, msg)
 	}
 	return e
 }

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+
+	"tavern-core/apierr"
 )
 
 func (d *fakeDOM) findTag(n Node, tag string) Node {
@@ -108,7 +110,7 @@ func TestC22_S13_FaultBeforeFreeze(t *testing.T) {
 	boom := h.js.throw("boom")
 	h.page.Registry.Fault(a, boom)
 	err := h.render()
-	e := wantErr(t, err, ClassError, "ChatSurface participant a is faulted")
+	e := wantErr(t, err, apierr.PlainError, "ChatSurface participant a is faulted")
 	if e.Cause.(*JSValue).Ref != boom.ErrorRef || h.js.vals[boom.ErrorRef] != "Error(boom)" {
 		t.Fatal("cause must be the error value of 'boom'")
 	}
@@ -152,11 +154,11 @@ func (e errTest) Error() string { return string(e) }
 func TestC38_S15_PrepareContentReturn(t *testing.T) {
 	for _, c := range []struct {
 		kind  Kind
-		class Class
+		class apierr.Class
 		msg   string
 	}{
-		{KindOther, ClassTypeError, "ChatSurface participant p.prepareContent must not return a value"},
-		{KindThenable, ClassTypeError, "ChatSurface participant p.prepareContent must be synchronous"},
+		{KindOther, apierr.TypeError, "ChatSurface participant p.prepareContent must not return a value"},
+		{KindThenable, apierr.TypeError, "ChatSurface participant p.prepareContent must be synchronous"},
 	} {
 		h := staticHarness(t, "m0")
 		h.participant("p", hooks{prepare: func(call) (Return, *JSValue) { return Return{Kind: c.kind}, nil }, mount: h.disposerLog("mount")})
@@ -186,7 +188,7 @@ func TestC36_S16_LateClaim(t *testing.T) {
 	h.create()
 	h.mustRender()
 	pre := h.dom.findTag(content, "pre")
-	wantErr(t, h.host.Claim(kept, pre, h.js.fn(nop)), ClassError, "ChatSurface participant p claimed a runtime after prepareContent returned")
+	wantErr(t, h.host.Claim(kept, pre, h.js.fn(nop)), apierr.PlainError, "ChatSurface participant p claimed a runtime after prepareContent returned")
 	if h.host.Fault() != nil {
 		t.Fatal("a late claim must not fault")
 	}
@@ -197,25 +199,25 @@ func TestC37_S17_S18_ClaimChecks(t *testing.T) {
 	type tc struct {
 		name  string
 		claim func(h *harness, c call) error
-		class Class
+		class apierr.Class
 		msg   string
 	}
 	act := func(h *harness) Ref { return h.js.fn(nop) }
 	cases := []tc{
-		{"content itself", func(h *harness, c call) error { return h.host.Claim(c.claims, c.content, act(h)) }, ClassError, "ChatSurface participant p must claim a descendant of message content"},
+		{"content itself", func(h *harness, c call) error { return h.host.Claim(c.claims, c.content, act(h)) }, apierr.PlainError, "ChatSurface participant p must claim a descendant of message content"},
 		{"text node", func(h *harness, c call) error {
 			return h.host.Claim(c.claims, h.dom.n(h.dom.findTag(c.content, "pre")).kids[0].id, act(h))
-		}, ClassError, "ChatSurface participant p must claim a descendant of message content"},
-		{"outside", func(h *harness, c call) error { return h.host.Claim(c.claims, h.dom.doc.id, act(h)) }, ClassError, "ChatSurface participant p must claim a descendant of message content"},
-		{"not a node", func(h *harness, c call) error { return h.host.Claim(c.claims, 0, act(h)) }, ClassError, "ChatSurface participant p must claim a descendant of message content"},
-		{"activate", func(h *harness, c call) error { return h.host.Claim(c.claims, h.dom.findTag(c.content, "pre"), 0) }, ClassTypeError, "ChatSurface participant p runtime activate must be a function"},
+		}, apierr.PlainError, "ChatSurface participant p must claim a descendant of message content"},
+		{"outside", func(h *harness, c call) error { return h.host.Claim(c.claims, h.dom.doc.id, act(h)) }, apierr.PlainError, "ChatSurface participant p must claim a descendant of message content"},
+		{"not a node", func(h *harness, c call) error { return h.host.Claim(c.claims, 0, act(h)) }, apierr.PlainError, "ChatSurface participant p must claim a descendant of message content"},
+		{"activate", func(h *harness, c call) error { return h.host.Claim(c.claims, h.dom.findTag(c.content, "pre"), 0) }, apierr.TypeError, "ChatSurface participant p runtime activate must be a function"},
 		{"twice", func(h *harness, c call) error {
 			pre := h.dom.findTag(c.content, "pre")
 			if err := h.host.Claim(c.claims, pre, act(h)); err != nil {
 				return err
 			}
 			return h.host.Claim(c.claims, pre, act(h))
-		}, ClassError, "ChatSurface runtime source was claimed by both p and p"},
+		}, apierr.PlainError, "ChatSurface runtime source was claimed by both p and p"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -252,7 +254,7 @@ func TestC37_S17_S18_ClaimChecks(t *testing.T) {
 	}
 	h.create()
 	h.mustRender()
-	wantErr(t, got, ClassError, "ChatSurface runtime source was claimed by both first and second")
+	wantErr(t, got, apierr.PlainError, "ChatSurface runtime source was claimed by both first and second")
 }
 
 // C40 S19: detached content ownership and claimed sources.
@@ -263,7 +265,7 @@ func TestC40_S19_DetachedIntegrity(t *testing.T) {
 		return Return{}, nil
 	}})
 	h.create()
-	wantErr(t, h.render(), ClassError, "ChatSurface participant changed detached content ownership")
+	wantErr(t, h.render(), apierr.PlainError, "ChatSurface participant changed detached content ownership")
 	if len(h.dom.Children(h.dom.root.id)) != 0 {
 		t.Fatal("no .mes may be committed")
 	}
@@ -275,18 +277,18 @@ func TestC40_S19_DetachedIntegrity(t *testing.T) {
 		return Return{}, nil
 	}})
 	h.create()
-	wantErr(t, h.render(), ClassError, "ChatSurface runtime source changed during preparation: p")
+	wantErr(t, h.render(), apierr.PlainError, "ChatSurface runtime source changed during preparation: p")
 }
 
 // C43 S20: didMount return values.
 func TestC43_S20_ConnectedReturns(t *testing.T) {
 	for _, c := range []struct {
 		kind  Kind
-		class Class
+		class apierr.Class
 		msg   string
 	}{
-		{KindOther, ClassTypeError, "ChatSurface participant n.didMount must return a cleanup function, disposable object, or nothing"},
-		{KindThenable, ClassTypeError, "ChatSurface participant n.didMount must return synchronously"},
+		{KindOther, apierr.TypeError, "ChatSurface participant n.didMount must return a cleanup function, disposable object, or nothing"},
+		{KindThenable, apierr.TypeError, "ChatSurface participant n.didMount must return synchronously"},
 	} {
 		h := staticHarness(t, "m0")
 		h.participant("n", hooks{mount: func(call) (Return, *JSValue) { return Return{Kind: c.kind}, nil }})
@@ -309,7 +311,7 @@ func TestC46_S22_AsyncDisposerFailsReset(t *testing.T) {
 	h.create()
 	h.mustRender()
 	err := h.host.ResetEpoch()
-	wantErr(t, err, ClassTypeError, "ChatSurface cleanup must be synchronous")
+	wantErr(t, err, apierr.TypeError, "ChatSurface cleanup must be synchronous")
 	wantLog(t, h.log, "n.mount:0", "o.mount:0", "o:epoch-reset")
 	if h.host.Fault() != err || len(h.dom.Children(h.dom.root.id)) != 1 {
 		t.Fatal("faulted, DOM untouched")
@@ -331,7 +333,7 @@ func TestC43_S25_ThrowingDidMount(t *testing.T) {
 	if f := h.host.Fault().(*JSValue); f.Ref != e.Ref {
 		t.Fatal("fault must be E itself")
 	}
-	wantErr(t, h.render(), ClassError, "ChatSurface epoch is faulted")
+	wantErr(t, h.render(), apierr.PlainError, "ChatSurface epoch is faulted")
 	if err := h.host.ResetEpoch(); err != nil {
 		t.Fatal(err)
 	}
@@ -362,7 +364,7 @@ func TestC109_S27_Reentry(t *testing.T) {
 	if !ok {
 		t.Fatalf("got %v", err)
 	}
-	inner := wantErr(t, h.js.vals[v.Ref].(error), ClassError, "ChatSurface mutation render reentered during render")
+	inner := wantErr(t, h.js.vals[v.Ref].(error), apierr.PlainError, "ChatSurface mutation render reentered during render")
 	if h.host.Fault() != error(inner) {
 		t.Fatal("the reentry error is the fault")
 	}
@@ -375,8 +377,8 @@ func TestC39_S28_FaultInsideHook(t *testing.T) {
 	x := h.js.throw("x")
 	p = h.participant("p", hooks{mount: func(call) (Return, *JSValue) { h.page.Registry.Fault(p, x); return Return{}, nil }})
 	h.create()
-	e := wantErr(t, h.render(), ClassError, "ChatSurface epoch is faulted")
-	wantErr(t, e.Cause, ClassError, "ChatSurface participant p is faulted")
+	e := wantErr(t, h.render(), apierr.PlainError, "ChatSurface epoch is faulted")
+	wantErr(t, e.Cause, apierr.PlainError, "ChatSurface participant p is faulted")
 }
 
 // C25, C4 S30.
@@ -384,14 +386,14 @@ func TestC25_S30_StructuralPass(t *testing.T) {
 	h := staticHarness(t, "m")
 	h.js.chat = append(h.js.chat, h.js.chat[0])
 	h.create()
-	wantErr(t, h.render(), ClassError, "ChatSurface messages must not contain the same object more than once")
+	wantErr(t, h.render(), apierr.PlainError, "ChatSurface messages must not contain the same object more than once")
 	if h.host.Fault() == nil {
 		t.Fatal("must fault")
 	}
 	h = staticHarness(t, "m")
 	h.js.chat = append(h.js.chat, nil)
 	h.create()
-	wantErr(t, h.render(), ClassTypeError, "ChatSurface message at index 1 must be an object")
+	wantErr(t, h.render(), apierr.TypeError, "ChatSurface message at index 1 must be an object")
 }
 
 // C28 S31: a mesid shift is a cold remount.
@@ -463,8 +465,8 @@ func TestC100_S35_StaticFirst(t *testing.T) {
 		order = append(order, v)
 	}
 	wantLog(t, order, "0", "1", "2", "3", "4")
-	wantErr(t, h.host.Render(RenderOptions{First: Num(6)}), ClassRangeError, "ChatSurface static range start 6 is outside [0, 5]")
-	wantErr(t, h.host.Render(RenderOptions{First: Num(1.5)}), ClassRangeError, "ChatSurface static range start 1.5 is outside [0, 5]")
+	wantErr(t, h.host.Render(RenderOptions{First: Num(6)}), apierr.RangeError, "ChatSurface static range start 6 is outside [0, 5]")
+	wantErr(t, h.host.Render(RenderOptions{First: Num(1.5)}), apierr.RangeError, "ChatSurface static range start 1.5 is outside [0, 5]")
 	if h.host.Fault() != nil {
 		t.Fatal("C100: argument errors do not fault")
 	}
@@ -553,13 +555,13 @@ func TestC53_S39_UpdateChecks(t *testing.T) {
 	if ok, err := h.host.UpdateContent(Num(7), false); ok || err != nil || len(h.log) != 0 {
 		t.Fatal("unmounted: false, no hook")
 	}
-	wantErr(t, func() error { _, err := h.host.UpdateContent(Num(0.5), false); return err }(), ClassTypeError, "ChatSurface updateContent requires an integer mesid")
+	wantErr(t, func() error { _, err := h.host.UpdateContent(Num(0.5), false); return err }(), apierr.TypeError, "ChatSurface updateContent requires an integer mesid")
 	if h.host.Fault() != nil {
 		t.Fatal("non-integer must not fault")
 	}
 	h.js.chat = append([]*fmsg{{id: 99, mes: "x"}}, h.js.chat...)
 	_, err := h.host.UpdateContent(Num(1), false)
-	wantErr(t, err, ClassError, "ChatSurface message 1 changed structure before content reconciliation")
+	wantErr(t, err, apierr.PlainError, "ChatSurface message 1 changed structure before content reconciliation")
 	if h.host.Fault() != err {
 		t.Fatal("must fault")
 	}
@@ -597,13 +599,13 @@ func TestC54_S40_PrepareFailureKeepsContent(t *testing.T) {
 func TestC67_S41_ActivationResults(t *testing.T) {
 	for _, c := range []struct {
 		ret   func(h *harness) (Return, *JSValue)
-		class Class
+		class apierr.Class
 		msg   string
 	}{
-		{func(*harness) (Return, *JSValue) { return Return{}, nil }, ClassError, "ChatSurface runtime p must return a disposable"},
-		{func(h *harness) (Return, *JSValue) { return Return{}, h.js.throw("nope") }, ClassError, "ChatSurface runtime activation failed: p"},
-		{func(*harness) (Return, *JSValue) { return Return{Kind: KindThenable}, nil }, ClassTypeError, "ChatSurface runtime p must return synchronously"},
-		{func(*harness) (Return, *JSValue) { return Return{Kind: KindOther}, nil }, ClassTypeError, "ChatSurface runtime p must return a cleanup function, disposable object, or nothing"},
+		{func(*harness) (Return, *JSValue) { return Return{}, nil }, apierr.PlainError, "ChatSurface runtime p must return a disposable"},
+		{func(h *harness) (Return, *JSValue) { return Return{}, h.js.throw("nope") }, apierr.PlainError, "ChatSurface runtime activation failed: p"},
+		{func(*harness) (Return, *JSValue) { return Return{Kind: KindThenable}, nil }, apierr.TypeError, "ChatSurface runtime p must return synchronously"},
+		{func(*harness) (Return, *JSValue) { return Return{Kind: KindOther}, nil }, apierr.TypeError, "ChatSurface runtime p must return a cleanup function, disposable object, or nothing"},
 	} {
 		h := staticHarness(t, "<pre>x</pre>")
 		var sig Signal
@@ -634,7 +636,7 @@ func TestC67_S48_StaticNotLive(t *testing.T) {
 		return Return{}, nil
 	}})
 	h.create()
-	wantErr(t, h.render(), ClassError, "ChatSurface runtime source is not live: runtime-owner")
+	wantErr(t, h.render(), apierr.PlainError, "ChatSurface runtime source is not live: runtime-owner")
 	for _, l := range h.log {
 		if l == "runtime-owner.activate:0" {
 			t.Fatal("activate must not be called")
@@ -657,7 +659,7 @@ func TestC101_S66_StaticAbsorb(t *testing.T) {
 	}
 	// moved rather than removed → inconsistent
 	h.dom.appendChild(h.dom.doc, h.dom.n(h.host.MessageElement(0)))
-	wantErr(t, h.render(), ClassError, "ChatSurface committed DOM projection is inconsistent")
+	wantErr(t, h.render(), apierr.PlainError, "ChatSurface committed DOM projection is inconsistent")
 }
 
 // C112, C141 S70.
@@ -670,7 +672,7 @@ func TestC112_S70_Dispose(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantLog(t, h.log, "p.mount:0", "mount:epoch-reset")
-	wantErr(t, h.render(), ClassError, "ChatSurface host is disposed")
+	wantErr(t, h.render(), apierr.PlainError, "ChatSurface host is disposed")
 	if h.host.Dispose() != nil {
 		t.Fatal("second dispose does nothing")
 	}
@@ -700,7 +702,7 @@ func TestC105_FaultedChecksFirst(t *testing.T) {
 		func() error { _, e := h.host.JumpToMessage(Num(0)); return e }(),
 		h.host.ScrollToEnd(), h.host.SetProjectionHeld(true), h.host.RefreshLayout(),
 	} {
-		e := wantErr(t, err, ClassError, "ChatSurface epoch is faulted")
+		e := wantErr(t, err, apierr.PlainError, "ChatSurface epoch is faulted")
 		if e.Cause != f {
 			t.Fatal("cause must be the fault")
 		}

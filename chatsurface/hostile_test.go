@@ -3,6 +3,8 @@ package chatsurface
 import (
 	"math"
 	"testing"
+
+	"tavern-core/apierr"
 )
 
 // Hostile hosts (issue 13): every failure is a coded error or a fault that
@@ -43,7 +45,7 @@ func TestC146_ChatOverMaxMessages(t *testing.T) {
 	h := managedHarness(t, 0)
 	h.js.length = 1e9
 	h.create()
-	wantErr(t, h.host.Open(), ClassRangeError, "ChatSurface chat has 1000000000 messages; the maximum is 4194304")
+	wantErr(t, h.host.Open(), apierr.RangeError, "ChatSurface chat has 1000000000 messages; the maximum is 4194304")
 	if h.host.Snapshot().State != StateFaulted {
 		t.Fatal("a failed structural pass faults (C104)")
 	}
@@ -62,8 +64,8 @@ func TestC109_DisposeFromMaterialize(t *testing.T) {
 		}
 	}
 	err := h.host.Open()
-	wantErr(t, inner, ClassError, "ChatSurface mutation dispose reentered during open")
-	e := wantErr(t, err, ClassError, "ChatSurface epoch is faulted")
+	wantErr(t, inner, apierr.PlainError, "ChatSurface mutation dispose reentered during open")
+	e := wantErr(t, err, apierr.PlainError, "ChatSurface epoch is faulted")
 	if e.Cause != inner {
 		t.Fatal("the cause is the reentrancy fault")
 	}

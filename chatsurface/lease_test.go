@@ -1,6 +1,10 @@
 package chatsurface
 
-import "testing"
+import (
+	"testing"
+
+	"tavern-core/apierr"
+)
 
 // C46 S36: abort before disposers, LIFO, all run, first failure rethrown,
 // thenable is a failure, idempotent close, add after close.
@@ -26,31 +30,31 @@ func TestC46_S36_LeaseClose(t *testing.T) {
 	}
 	err := l.Close("r")
 	wantLog(t, log, "c", "b", "a")
-	first := wantErr(t, err, ClassTypeError, "ChatSurface cleanup must be synchronous")
+	first := wantErr(t, err, apierr.TypeError, "ChatSurface cleanup must be synchronous")
 	if l.Close("again") != error(first) {
 		t.Fatal("second close must rethrow the identical failure")
 	}
 	if js.sigs[l.Signal()].reason != "r" {
 		t.Fatal("reason changed")
 	}
-	wantErr(t, l.addRef(js.disposer(func() {}).Ref), ClassError, "Cannot add a disposable to a closed ChatSurface lease")
+	wantErr(t, l.addRef(js.disposer(func() {}).Ref), apierr.PlainError, "Cannot add a disposable to a closed ChatSurface lease")
 	wantLog(t, log, "c", "b", "a")
 }
 
 // C27 S29: projection validation messages.
 func TestC27_S29_ProjectionValidation(t *testing.T) {
 	_, err := ValidateProjection([]float64{0, 2, 4}, 5)
-	wantErr(t, err, ClassError, "ChatSurface projection has 3 ranges; maximum is 2")
+	wantErr(t, err, apierr.PlainError, "ChatSurface projection has 3 ranges; maximum is 2")
 	_, err = ValidateProjection([]float64{1, 0}, 5)
-	wantErr(t, err, ClassError, "ChatSurface projection indices must be unique and strictly increasing")
+	wantErr(t, err, apierr.PlainError, "ChatSurface projection indices must be unique and strictly increasing")
 	_, err = ValidateProjection([]float64{1, 1}, 5)
-	wantErr(t, err, ClassError, "ChatSurface projection indices must be unique and strictly increasing")
+	wantErr(t, err, apierr.PlainError, "ChatSurface projection indices must be unique and strictly increasing")
 	_, err = ValidateProjection([]float64{0, 5}, 5)
-	wantErr(t, err, ClassRangeError, "ChatSurface projection index 5 is outside [0, 5)")
+	wantErr(t, err, apierr.RangeError, "ChatSurface projection index 5 is outside [0, 5)")
 	_, err = ValidateProjection([]float64{-1}, 5)
-	wantErr(t, err, ClassRangeError, "ChatSurface projection index -1 is outside [0, 5)")
+	wantErr(t, err, apierr.RangeError, "ChatSurface projection index -1 is outside [0, 5)")
 	_, err = ValidateProjection([]float64{0.5}, 5)
-	wantErr(t, err, ClassTypeError, "ChatSurface projection index must be an integer: 0.5")
+	wantErr(t, err, apierr.TypeError, "ChatSurface projection index must be an integer: 0.5")
 	p, err := ValidateProjection([]float64{0, 1, 3, 4}, 5)
 	if err != nil || len(p.Ranges) != 2 || p.Ranges[0] != (Range{0, 2}) || p.Ranges[1] != (Range{3, 5}) {
 		t.Fatalf("%v %v", p, err)

@@ -406,8 +406,8 @@ func (h *Host) ProcessorFailed(token Token, thrown *JSValue) {
 
 // layerFailed wraps a layer's failure with the processor id and mesid (C118).
 func (h *Host) layerFailed(l *layer, cause error) {
-	h.settleLayer(l, "", &Error{Class: ClassError, Code: CodeProcessor, Cause: cause,
-		Message: "ChatSurface content processor " + h.page.processors[l.i].ID + " failed for message " + itoa(l.req.mesid)})
+	h.settleLayer(l, "", causedError(CodeProcessor,
+		"ChatSurface content processor "+h.page.processors[l.i].ID+" failed for message "+itoa(l.req.mesid), cause))
 }
 
 // settleLayer settles the outer layer's renderBase with this layer's

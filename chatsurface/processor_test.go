@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+
+	"tavern-core/apierr"
 )
 
 // ---- fake processor bridge ----
@@ -167,13 +169,13 @@ func TestC113_S71_Registration(t *testing.T) {
 		{Str("a"), Object("{}")}, // prepare not a function
 	} {
 		_, err := h.page.RegisterContentProcessor(c.id, c.prep)
-		wantErr(t, err, ClassTypeError, msg)
+		wantErr(t, err, apierr.TypeError, msg)
 	}
 	if _, err := h.page.RegisterContentProcessor(Str("a"), f); err != nil {
 		t.Fatal(err)
 	}
 	_, err := h.page.RegisterContentProcessor(Str("a"), f)
-	wantErr(t, err, ClassError, "ChatSurface content processor already registered: a")
+	wantErr(t, err, apierr.PlainError, "ChatSurface content processor already registered: a")
 	if _, err := h.page.RegisterContentProcessor(Str(" a"), f); err != nil {
 		t.Fatal(err)
 	}
@@ -190,14 +192,14 @@ func TestC114_S72_RegistrationClosed(t *testing.T) {
 	h.mustRender()
 	const msg = "ChatSurface content processors must register before the first projection"
 	_, err := h.page.RegisterContentProcessor(Str("p"), Fn(h.js.ref()))
-	wantErr(t, err, ClassError, msg)
+	wantErr(t, err, apierr.PlainError, msg)
 	_, err = h.page.RegisterContentProcessor(Undefined, Undefined)
-	wantErr(t, err, ClassError, msg)
+	wantErr(t, err, apierr.PlainError, msg)
 	if err := h.host.ResetEpoch(); err != nil {
 		t.Fatal(err)
 	}
 	_, err = h.page.RegisterContentProcessor(Str("p"), Fn(h.js.ref()))
-	wantErr(t, err, ClassError, msg)
+	wantErr(t, err, apierr.PlainError, msg)
 }
 
 // C114: an empty projection materialises nothing and leaves registration open.
@@ -321,8 +323,8 @@ func TestC119_S78_EditAfterRenderBase(t *testing.T) {
 	if s == nil || s.err == nil {
 		t.Fatal("finishContent did not reject")
 	}
-	wantErr(t, s.err, ClassError, "ChatSurface content processor p failed for message 0")
-	wantErr(t, s.err.(*Error).Cause, ClassError, "ChatSurface content processor p changed message 0 after renderBase")
+	wantErr(t, s.err, apierr.PlainError, "ChatSurface content processor p failed for message 0")
+	wantErr(t, s.err.(*Error).Cause, apierr.PlainError, "ChatSurface content processor p changed message 0 after renderBase")
 	if h.host.Fault() != s.err || len(h.js.faults) != 1 {
 		t.Fatalf("fault %v, onFault %d", h.host.Fault(), len(h.js.faults))
 	}
@@ -340,8 +342,8 @@ func TestC118_S79_NonString(t *testing.T) {
 	h.create()
 	h.mustRender()
 	h.drain()
-	e := wantErr(t, h.host.Fault(), ClassError, "ChatSurface content processor bad failed for message 0")
-	wantErr(t, e.Cause, ClassTypeError, "prepare must return an HTML string")
+	e := wantErr(t, h.host.Fault(), apierr.PlainError, "ChatSurface content processor bad failed for message 0")
+	wantErr(t, e.Cause, apierr.TypeError, "prepare must return an HTML string")
 	if len(h.js.faults) != 1 {
 		t.Fatalf("onFault called %d times", len(h.js.faults))
 	}
@@ -361,8 +363,8 @@ func TestC118_S80_NestedWrapping(t *testing.T) {
 	h.create()
 	h.mustRender()
 	h.drain()
-	outer := wantErr(t, h.host.Fault(), ClassError, "ChatSurface content processor outer failed for message 0")
-	inner := wantErr(t, causeOf(t, h.js, outer), ClassError, "ChatSurface content processor inner failed for message 0")
+	outer := wantErr(t, h.host.Fault(), apierr.PlainError, "ChatSurface content processor outer failed for message 0")
+	inner := wantErr(t, causeOf(t, h.js, outer), apierr.PlainError, "ChatSurface content processor inner failed for message 0")
 	if inner.Cause != deep {
 		t.Fatalf("innermost cause %v, want the thrown 'deep'", inner.Cause)
 	}
@@ -414,8 +416,8 @@ func TestC118_OuterRecovers(t *testing.T) {
 	h2.create()
 	h2.mustRender()
 	h2.drain()
-	e := wantErr(t, h2.host.Fault(), ClassError, "ChatSurface content processor outer failed for message 0")
-	wantErr(t, e.Cause, ClassError, "ChatSurface content processor outer changed message 0 after renderBase")
+	e := wantErr(t, h2.host.Fault(), apierr.PlainError, "ChatSurface content processor outer failed for message 0")
+	wantErr(t, e.Cause, apierr.PlainError, "ChatSurface content processor outer changed message 0 after renderBase")
 }
 
 // ---- C120 ----
@@ -743,7 +745,7 @@ func TestC129_S87_RefreshFailureAndScrolledOut(t *testing.T) {
 	if s == nil || s.err == nil {
 		t.Fatal("refresh did not reject")
 	}
-	wantErr(t, s.err, ClassError, "ChatSurface content processor p failed for message 0")
+	wantErr(t, s.err, apierr.PlainError, "ChatSurface content processor p failed for message 0")
 
 	h2 := procHarness(t, "m0", "m1")
 	h2.held("p")

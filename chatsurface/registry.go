@@ -138,8 +138,7 @@ func (r *Registry) Fault(index int, cause *JSValue) {
 	if cause != nil {
 		c = errorValue(cause)
 	}
-	r.fault = &Error{Class: ClassError, Code: CodeParticipant,
-		Message: "ChatSurface participant " + r.list[index].ID + " is faulted", Cause: c}
+	r.fault = causedError(CodeParticipant, "ChatSurface participant "+r.list[index].ID+" is faulted", c)
 	if r.frozen && r.notify != nil {
 		r.notify(r.fault) // C23
 	}

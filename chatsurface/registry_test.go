@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"tavern-core/apierr"
 	"tavern-core/jsvalue"
 )
 
@@ -20,12 +21,12 @@ func TestC18_S5_IDConversionAndDuplicates(t *testing.T) {
 	if err := reg(t, r, def("id", five, "protocolVersion", Num(1), "didMount", Fn(1))); err != nil {
 		t.Fatal(err)
 	}
-	wantErr(t, reg(t, r, def("id", Str("5"), "protocolVersion", Num(1), "didMount", Fn(1))), ClassError,
+	wantErr(t, reg(t, r, def("id", Str("5"), "protocolVersion", Num(1), "didMount", Fn(1))), apierr.PlainError,
 		"ChatSurface participant already registered: 5")
 	if err := reg(t, r, def("id", Str("  a/b \u3000\n"), "protocolVersion", Num(1), "didMount", Fn(1))); err != nil {
 		t.Fatal(err)
 	}
-	wantErr(t, reg(t, r, def("id", Str("a/b"), "protocolVersion", Num(1), "didMount", Fn(1))), ClassError,
+	wantErr(t, reg(t, r, def("id", Str("a/b"), "protocolVersion", Num(1), "didMount", Fn(1))), apierr.PlainError,
 		"ChatSurface participant already registered: a/b")
 	if r.Participants()[1].ID != "a/b" {
 		t.Fatalf("stored id %q", r.Participants()[1].ID)
@@ -37,24 +38,24 @@ func TestC18_ValidationMessages(t *testing.T) {
 	cases := []struct {
 		name  string
 		d     fakeDef
-		class Class
+		class apierr.Class
 		msg   string
 	}{
-		{"S6 string version", def("id", Str("x"), "protocolVersion", Str("1"), "didMount", Fn(1)), ClassError, "Unsupported ChatSurface participant protocol: 1"},
-		{"S6 missing version", def("id", Str("x"), "didMount", Fn(1)), ClassError, "Unsupported ChatSurface participant protocol: undefined"},
-		{"S7 unknown field", def("id", Str("x"), "protocolVersion", Num(1), "didMount", Fn(1), "refresh", Fn(2)), ClassError, "Unknown ChatSurface participant field: refresh"},
-		{"S7 claimRuntimes", def("id", Str("x"), "protocolVersion", Num(1), "claimRuntimes", Fn(2)), ClassError, "Unknown ChatSurface participant field: claimRuntimes"},
-		{"S7 fields first", def("id", Str(""), "protocolVersion", Num(2), "foo", Num(1)), ClassError, "Unknown ChatSurface participant field: foo"},
-		{"S8 null hook", def("id", Str("x"), "protocolVersion", Num(1), "prepareContent", Fn(1), "didMount", Value{Kind: jsvalue.Null, Str: "null"}), ClassTypeError, "ChatSurface participant x.didMount must be a function"},
-		{"S9 no hook", def("id", Str("x"), "protocolVersion", Num(1)), ClassError, "ChatSurface participant x must implement at least one hook"},
-		{"S9 empty id", def("id", Str(""), "protocolVersion", Num(1), "didMount", Fn(1)), ClassError, "ChatSurface participant id is required"},
-		{"S9 zero id", def("id", Num(0), "protocolVersion", Num(1), "didMount", Fn(1)), ClassError, "ChatSurface participant id is required"},
-		{"S9 null id", def("id", Value{Kind: jsvalue.Null, Str: "null"}, "protocolVersion", Num(1), "didMount", Fn(1)), ClassError, "ChatSurface participant id is required"},
-		{"S9 blank id", def("id", Str(" \t "), "protocolVersion", Num(1), "didMount", Fn(1)), ClassError, "ChatSurface participant id is required"},
-		{"S9 string", fakeDef{v: Str("p")}, ClassTypeError, "ChatSurface participant must be an object"},
-		{"S9 function", fakeDef{v: Fn(3)}, ClassTypeError, "ChatSurface participant must be an object"},
-		{"null", fakeDef{v: Value{Kind: jsvalue.Null}}, ClassTypeError, "ChatSurface participant must be an object"},
-		{"hook order", def("id", Str("x"), "protocolVersion", Num(1), "didCommitContent", Num(1), "didMount", Str("f")), ClassTypeError, "ChatSurface participant x.didMount must be a function"},
+		{"S6 string version", def("id", Str("x"), "protocolVersion", Str("1"), "didMount", Fn(1)), apierr.PlainError, "Unsupported ChatSurface participant protocol: 1"},
+		{"S6 missing version", def("id", Str("x"), "didMount", Fn(1)), apierr.PlainError, "Unsupported ChatSurface participant protocol: undefined"},
+		{"S7 unknown field", def("id", Str("x"), "protocolVersion", Num(1), "didMount", Fn(1), "refresh", Fn(2)), apierr.PlainError, "Unknown ChatSurface participant field: refresh"},
+		{"S7 claimRuntimes", def("id", Str("x"), "protocolVersion", Num(1), "claimRuntimes", Fn(2)), apierr.PlainError, "Unknown ChatSurface participant field: claimRuntimes"},
+		{"S7 fields first", def("id", Str(""), "protocolVersion", Num(2), "foo", Num(1)), apierr.PlainError, "Unknown ChatSurface participant field: foo"},
+		{"S8 null hook", def("id", Str("x"), "protocolVersion", Num(1), "prepareContent", Fn(1), "didMount", Value{Kind: jsvalue.Null, Str: "null"}), apierr.TypeError, "ChatSurface participant x.didMount must be a function"},
+		{"S9 no hook", def("id", Str("x"), "protocolVersion", Num(1)), apierr.PlainError, "ChatSurface participant x must implement at least one hook"},
+		{"S9 empty id", def("id", Str(""), "protocolVersion", Num(1), "didMount", Fn(1)), apierr.PlainError, "ChatSurface participant id is required"},
+		{"S9 zero id", def("id", Num(0), "protocolVersion", Num(1), "didMount", Fn(1)), apierr.PlainError, "ChatSurface participant id is required"},
+		{"S9 null id", def("id", Value{Kind: jsvalue.Null, Str: "null"}, "protocolVersion", Num(1), "didMount", Fn(1)), apierr.PlainError, "ChatSurface participant id is required"},
+		{"S9 blank id", def("id", Str(" \t "), "protocolVersion", Num(1), "didMount", Fn(1)), apierr.PlainError, "ChatSurface participant id is required"},
+		{"S9 string", fakeDef{v: Str("p")}, apierr.TypeError, "ChatSurface participant must be an object"},
+		{"S9 function", fakeDef{v: Fn(3)}, apierr.TypeError, "ChatSurface participant must be an object"},
+		{"null", fakeDef{v: Value{Kind: jsvalue.Null}}, apierr.TypeError, "ChatSurface participant must be an object"},
+		{"hook order", def("id", Str("x"), "protocolVersion", Num(1), "didCommitContent", Num(1), "didMount", Str("f")), apierr.TypeError, "ChatSurface participant x.didMount must be a function"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -95,7 +96,7 @@ func TestC18_InheritedHooksAndThrowingGetter(t *testing.T) {
 func TestC17_FrozenRegistryRejectsFirst(t *testing.T) {
 	r := NewRegistry()
 	_ = r.freeze()
-	wantErr(t, reg(t, r, fakeDef{v: Value{Kind: jsvalue.Null}}), ClassError, "ChatSurface participants must register before the first projection")
+	wantErr(t, reg(t, r, fakeDef{v: Value{Kind: jsvalue.Null}}), apierr.PlainError, "ChatSurface participants must register before the first projection")
 }
 
 // C21: first fault wins; cause is the error value.
@@ -122,9 +123,9 @@ func TestC12_InstallDecision(t *testing.T) {
 	if p.Managed() {
 		t.Fatal("managed before install")
 	}
-	wantErr(t, p.Install(Str("yes"), Undefined, Undefined), ClassTypeError, "Chat virtualization setting must be a boolean")
-	wantErr(t, p.Install(Bool(true), Str("s"), Undefined), ClassTypeError, "Host ABI __TAURITAVERN__ must be an object")
-	wantErr(t, p.Install(Bool(true), Object(""), Fn(1)), ClassTypeError, "Host ABI __TAURITAVERN__.api must be an object")
+	wantErr(t, p.Install(Str("yes"), Undefined, Undefined), apierr.TypeError, "Chat virtualization setting must be a boolean")
+	wantErr(t, p.Install(Bool(true), Str("s"), Undefined), apierr.TypeError, "Host ABI __TAURITAVERN__ must be an object")
+	wantErr(t, p.Install(Bool(true), Object(""), Fn(1)), apierr.TypeError, "Host ABI __TAURITAVERN__.api must be an object")
 	if p.installed {
 		t.Fatal("a failed install recorded the decision")
 	}
@@ -134,7 +135,7 @@ func TestC12_InstallDecision(t *testing.T) {
 	if err := p.Install(Bool(true), Object(""), Object("")); err != nil {
 		t.Fatal(err)
 	}
-	wantErr(t, p.Install(Bool(false), Undefined, Undefined), ClassError, "Chat virtualization changed during this page lifetime: true -> false")
+	wantErr(t, p.Install(Bool(false), Undefined, Undefined), apierr.PlainError, "Chat virtualization changed during this page lifetime: true -> false")
 }
 
 // C141: creation checks in order.
@@ -142,33 +143,33 @@ func TestC141_CreateHostChecks(t *testing.T) {
 	p := NewPage()
 	env := Env{}
 	_, err := p.CreateHost(validOptions(), env)
-	wantErr(t, err, ClassError, "ChatSurface API must be installed before creating the host")
+	wantErr(t, err, apierr.PlainError, "ChatSurface API must be installed before creating the host")
 	_ = p.Install(Bool(true), Undefined, Undefined)
 	o := validOptions()
 	o.Emit = Undefined
 	_, err = p.CreateHost(o, env)
-	wantErr(t, err, ClassTypeError, "ChatSurface host requires root, getMessages, materialize, formatMessage and emit")
+	wantErr(t, err, apierr.TypeError, "ChatSurface host requires root, getMessages, materialize, formatMessage and emit")
 	o = validOptions()
 	o.Managed = Str("true")
 	_, err = p.CreateHost(o, env)
-	wantErr(t, err, ClassTypeError, "Chat virtualization setting must be a boolean")
+	wantErr(t, err, apierr.TypeError, "Chat virtualization setting must be a boolean")
 	o.Managed = Bool(false)
 	_, err = p.CreateHost(o, env)
-	wantErr(t, err, ClassError, "ChatSurface host mode must match the installed ownership decision")
+	wantErr(t, err, apierr.PlainError, "ChatSurface host mode must match the installed ownership decision")
 	for _, bad := range []Value{{Kind: jsvalue.Null}, Num(0), Num(2.5), Str("4"), Num(1e400 * 0)} {
 		o = validOptions()
 		o.RuntimeLimit = bad
 		_, err = p.CreateHost(o, env)
-		wantErr(t, err, ClassTypeError, "RuntimeAdmission maxActive must be a positive integer") // S50
+		wantErr(t, err, apierr.TypeError, "RuntimeAdmission maxActive must be a positive integer") // S50
 	}
 	o = validOptions()
 	o.SetTimeout = Num(1)
 	_, err = p.CreateHost(o, env)
-	wantErr(t, err, ClassTypeError, "ChatSurface host option setTimeout must be a function")
+	wantErr(t, err, apierr.TypeError, "ChatSurface host option setTimeout must be a function")
 	o = validOptions()
 	o.HasResizeObserver = false
 	_, err = p.CreateHost(o, env)
-	wantErr(t, err, ClassTypeError, "ChatSurface host requires ResizeObserver and MutationObserver")
+	wantErr(t, err, apierr.TypeError, "ChatSurface host requires ResizeObserver and MutationObserver")
 }
 
 func TestJSHelpers(t *testing.T) {

@@ -34,7 +34,7 @@ func (e hostAdmission) grant(c *Candidate) error {
 	var err error
 	switch {
 	case thrown != nil:
-		err = &Error{Class: ClassError, Code: CodeContract, Message: "ChatSurface runtime activation failed: " + pid, Cause: thrown}
+		err = causedError(CodeContract, "ChatSurface runtime activation failed: "+pid, thrown)
 	case h.fault != nil:
 		err = errFaulted(h.fault) // C39
 	case ret.Kind == KindThenable:

@@ -1,6 +1,10 @@
 package chatsurface
 
-import "testing"
+import (
+	"testing"
+
+	"tavern-core/apierr"
+)
 
 // C138: the default table, in order.
 func TestC138_DefaultRequirements(t *testing.T) {
@@ -16,7 +20,7 @@ func TestC138_DefaultRequirements(t *testing.T) {
 func TestC137_S90_Gate(t *testing.T) {
 	r := NewRegistry()
 	enabled := []string{"third-party/JS-Slash-Runner"}
-	wantErr(t, r.Gate(enabled, DefaultRequirements()), ClassError,
+	wantErr(t, r.Gate(enabled, DefaultRequirements()), apierr.PlainError,
 		`Bounded ChatSurface requires extension "JS-Slash-Runner" to register protocol v1 participant "js-slash-runner/message-runtime"`)
 	if !Required("third-party/JS-Slash-Runner", DefaultRequirements()) || Required("third-party/X", DefaultRequirements()) {
 		t.Fatal("Required")
@@ -32,14 +36,14 @@ func TestC137_S90_Gate(t *testing.T) {
 // C134 C137 S91 S92: exact messages; a third-party/ prefix is kept in the
 // hook error.
 func TestC134_S91_S92_Messages(t *testing.T) {
-	wantErr(t, ErrHookNotFunction(ChatSurfaceHook, "X", "registerChatSurface"), ClassError,
+	wantErr(t, ErrHookNotFunction(ChatSurfaceHook, "X", "registerChatSurface"), apierr.PlainError,
 		`Extension "X" declares chatSurface hook "registerChatSurface" but does not export a function of that name`)
-	wantErr(t, ErrHookNotFunction(ChatSurfaceHook, "third-party/X", "h"), ClassError,
+	wantErr(t, ErrHookNotFunction(ChatSurfaceHook, "third-party/X", "h"), apierr.PlainError,
 		`Extension "third-party/X" declares chatSurface hook "h" but does not export a function of that name`)
-	wantErr(t, ErrHookNotFunction(ActivateHook, "third-party/JS-Slash-Runner", "init"), ClassError,
+	wantErr(t, ErrHookNotFunction(ActivateHook, "third-party/JS-Slash-Runner", "init"), apierr.PlainError,
 		`Extension "third-party/JS-Slash-Runner" declares activate hook "init" but does not export a function of that name`)
-	wantErr(t, ErrRequirementsNotArray(), ClassTypeError, "ChatSurface capability requirements must be an array")
-	wantErr(t, ErrMalformedRequirement(), ClassTypeError, "ChatSurface renderer capability is malformed")
+	wantErr(t, ErrRequirementsNotArray(), apierr.TypeError, "ChatSurface capability requirements must be an array")
+	wantErr(t, ErrMalformedRequirement(), apierr.TypeError, "ChatSurface renderer capability is malformed")
 	if ExtensionMatches("third-party/third-party/X", "X") || !ExtensionMatches("X", "X") {
 		t.Fatal("only one leading third-party/ is removed")
 	}

@@ -8,12 +8,12 @@
 import { sharedCore } from './core.js';
 import { kindOf } from './codec.js';
 import * as DOM from './chat-surface-dom.js';
-import { SURFACE_EVENT as EVENT, SURFACE_OP as OP, SURFACE_START as START, SURFACE_CLASS, SURFACE_LIMIT, RESULT, RESULT_LAYOUT } from './protocol.js';
+import { SURFACE_EVENT as EVENT, SURFACE_OP as OP, SURFACE_START as START, CLASS, SURFACE_LIMIT, RESULT, RESULT_LAYOUT } from './protocol.js';
 
 const core = await sharedCore();
 const fx = core.surface; // the effects object Go filled with its entry points
 const { FAIL, INTERNAL } = fx;
-const ERRORS = { [SURFACE_CLASS.ERROR]: Error, [SURFACE_CLASS.TYPE_ERROR]: TypeError, [SURFACE_CLASS.RANGE_ERROR]: RangeError };
+const ERRORS = { [CLASS.PLAIN_ERROR]: Error, [CLASS.TYPE_ERROR]: TypeError, [CLASS.RANGE_ERROR]: RangeError };
 
 // ---- errors Go hands over ----
 let pending; // the error Go asked to throw

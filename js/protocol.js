@@ -52,6 +52,7 @@ export const CLASS = Object.freeze({
   TYPE_ERROR: 2,
   PLAIN_ERROR: 3,
   INTERNAL: 4,
+  RANGE_ERROR: 5,
 });
 
 // chat surface host operations (protocol/surface.go)
@@ -169,13 +170,6 @@ export const DOM_SPACER = Object.freeze([
   "top",
   "middle",
 ]);
-
-// chatsurface.Class: the constructor a chat surface error is made with
-export const SURFACE_CLASS = Object.freeze({
-  ERROR: 0,
-  TYPE_ERROR: 1,
-  RANGE_ERROR: 2,
-});
 
 // a classified callback result (C5): kind | ref << REF_SHIFT, negative when it threw
 export const RESULT = Object.freeze({

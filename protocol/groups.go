@@ -31,6 +31,7 @@ func Groups() []Group {
 		{"CLASS", "apierr.Class: the JS class an error record is thrown as", []Entry{
 			{"TAKEOVER_ERROR", int(apierr.TakeoverError)}, {"EDITOR_OPS_ERROR", int(apierr.EditorOpsError)},
 			{"TYPE_ERROR", int(apierr.TypeError)}, {"PLAIN_ERROR", int(apierr.PlainError)}, {"INTERNAL", int(apierr.Internal)},
+			{"RANGE_ERROR", int(apierr.RangeError)},
 		}, false, nil},
 		{"SURFACE_OP", "chat surface host operations (protocol/surface.go)", []Entry{
 			{"OPEN", SurfaceOpen}, {"RENDER", SurfaceRender}, {"UPDATE", SurfaceUpdate}, {"JUMP", SurfaceJump},
@@ -70,10 +71,6 @@ func Groups() []Group {
 		{"DOM_NAME", "attribute and property names of the batch stream, by number", nil, false, chatsurface.Names[:]},
 		{"DOM_SELECTOR", "selectors of QUERY, by number", nil, false, chatsurface.Selectors()},
 		{"DOM_SPACER", "spacer kinds (C74): the data-tt-chat-spacer value, by number", nil, false, chatsurface.SpacerKinds[:]},
-		{"SURFACE_CLASS", "chatsurface.Class: the constructor a chat surface error is made with", []Entry{
-			{"ERROR", int(chatsurface.ClassError)}, {"TYPE_ERROR", int(chatsurface.ClassTypeError)},
-			{"RANGE_ERROR", int(chatsurface.ClassRangeError)},
-		}, false, nil},
 		{"RESULT", "a classified callback result (C5): kind | ref << REF_SHIFT, negative when it threw", []Entry{
 			{"UNDEFINED", int(chatsurface.KindUndefined)}, {"THENABLE", int(chatsurface.KindThenable)},
 			{"FUNCTION", int(chatsurface.KindFunction)}, {"DISPOSABLE", int(chatsurface.KindDisposable)},

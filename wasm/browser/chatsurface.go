@@ -160,7 +160,7 @@ func (e *surfaceEdge) enter(s *surfaceHost) { e.depth++ }
 func (e *surfaceEdge) exit(s *surfaceHost) {
 	if r := recover(); r != nil {
 		if s != nil && s.h != nil {
-			s.h.Abandon(&chatsurface.Error{Class: chatsurface.ClassError, Code: "internal",
+			s.h.Abandon(&chatsurface.Error{Class: apierr.PlainError, Code: "internal",
 				Message: jsvalue.WTF8(bridge.Internal(r).Message)})
 		}
 		defer panic(r)

@@ -5,6 +5,7 @@ package main
 import (
 	"syscall/js"
 
+	"tavern-core/apierr"
 	"tavern-core/bridge"
 	"tavern-core/chatsurface"
 	"tavern-core/jsvalue"
@@ -108,7 +109,7 @@ func (e *surfaceEdge) jsError(err error) js.Value {
 		return v
 	}
 	n := bridge.Write(units("tavern-core internal error: " + err.Error()))
-	return e.call("makeError", 0, bridge.Addr(), n, false, js.Undefined())
+	return e.call("makeError", int(apierr.PlainError), bridge.Addr(), n, false, js.Undefined())
 }
 
 // fail hands err to the facade, which throws it.
