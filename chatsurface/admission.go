@@ -1,8 +1,10 @@
 package chatsurface
 
-import "tavern-core/jsvalue"
+import (
+	"strconv"
 
-import "strconv"
+	"tavern-core/jsvalue"
+)
 
 // DefaultRuntimeLimit is Rmax when runtimeLimit is absent (C62).
 const DefaultRuntimeLimit = 8
