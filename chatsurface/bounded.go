@@ -5,9 +5,36 @@ import "math"
 // gestureSettle is the settle timer's delay (C88).
 const gestureSettle = 150
 
+// boundedEnv is what the bounded window needs of its host, as admissionEnv
+// is for Admission: chat[] as of the last structural pass, the mounted
+// roots, the commit, the host's scheduler and state, the admission demand
+// and the fault. The DOM batch and the root are the window's own (doc,
+// root). The host implements it (hostBounded).
+type boundedEnv interface {
+	ids() []MessageID                 // chat[] at the last structural pass
+	indexOf(id MessageID) (int, bool) // its index in ids
+	mounted() []*residency            // ascending mesid
+	residencyAt(mesid int) *residency // the mounted root of mesid, or nil
+	structural() error                // the structural pass
+	commit(proj []int, replace map[int]bool, w *Window) error
+	placeRoots(children []Child, rs []*residency, before, after []Node)
+	requestFrame() (id int, ok bool)
+	cancelFrame(id int)
+	setTimeout(ms float64) (id int, ok bool)
+	clearTimeout(id int)
+	state() State
+	setState(s State)
+	setDemand(demand []int, suspended bool) error // C91
+	fail(err error) error                         // fault the epoch with err
+}
+
 // bounded is the windowing state of managed mode (C72–C98).
 type bounded struct {
-	layout      *Layout               // the layout last written (indices = h.ids)
+	env  boundedEnv
+	doc  *Doc
+	root Node
+
+	layout      *Layout               // the layout last written (indices = the host's ids)
 	sizes       map[MessageID]float64 // measured sizes by mount key
 	written     bool                  // a layout was written this epoch
 	lastS       float64               // last written scroll position, read back
@@ -42,59 +69,67 @@ type bounded struct {
 	pin anchor
 }
 
+func newBounded(env boundedEnv, doc *Doc, root Node) bounded {
+	b := bounded{env: env, doc: doc, root: root}
+	b.reset()
+	return b
+}
+
+// reset starts an epoch: everything but the host's parts.
 func (b *bounded) reset() {
-	*b = bounded{sizes: map[MessageID]float64{}, dirty: map[Node]bool{}, layout: NewLayout(nil, Metrics{})}
+	*b = bounded{env: b.env, doc: b.doc, root: b.root,
+		sizes: map[MessageID]float64{}, dirty: map[Node]bool{}, layout: NewLayout(nil, Metrics{})}
 }
 
 // stop cancels frames and the settle timer (C106, C112).
-func (b *bounded) stop(h *Host) {
+func (b *bounded) stop() {
 	if b.geomScheduled {
 		b.geomScheduled = false
-		h.cancelFrame(b.geomFrame)
+		b.env.cancelFrame(b.geomFrame)
 	}
 	if b.timerSet {
 		b.timerSet = false
-		h.clearTimeout(b.timer)
+		b.env.clearTimeout(b.timer)
 	}
 	b.gesture = false
 }
 
 // mark is C72 at open.
-func (b *bounded) mark(h *Host) {
+func (b *bounded) mark() {
 	b.marked = true
-	b.anchorStyle = h.doc.Style(h.root, NameOverflowAnchor)
-	h.doc.SetAttr(h.root, NameSurface, "bounded")
-	h.doc.SetAttr(h.root, NameBootstrap, "true")
-	h.doc.SetStyle(h.root, NameOverflowAnchor, "none")
+	b.anchorStyle = b.doc.Style(b.root, NameOverflowAnchor)
+	b.doc.SetAttr(b.root, NameSurface, "bounded")
+	b.doc.SetAttr(b.root, NameBootstrap, "true")
+	b.doc.SetStyle(b.root, NameOverflowAnchor, "none")
 }
 
 // unmark is C107 step 4 for the bounded parts.
-func (b *bounded) unmark(h *Host) {
+func (b *bounded) unmark() {
 	for _, s := range [...]*Node{&b.top, &b.middle} {
 		if *s != 0 {
-			h.doc.Remove(*s, 0)
-			h.doc.Release(*s)
+			b.doc.Remove(*s, 0)
+			b.doc.Release(*s)
 			*s = 0
 		}
 	}
 	if b.marked {
-		h.doc.RemoveAttr(h.root, NameSurface)
-		h.doc.RemoveAttr(h.root, NameBootstrap)
-		h.doc.SetStyle(h.root, NameOverflowAnchor, b.anchorStyle)
+		b.doc.RemoveAttr(b.root, NameSurface)
+		b.doc.RemoveAttr(b.root, NameBootstrap)
+		b.doc.SetStyle(b.root, NameOverflowAnchor, b.anchorStyle)
 		b.marked = false
 	}
 }
 
 // restructure rebuilds the layout after a structural pass; sizes of keys
 // that left chat[] are dropped (C85). O(count) numeric work only (C146).
-func (b *bounded) restructure(h *Host) {
-	sizes := make([]float64, len(h.ids))
+func (b *bounded) restructure() {
+	sizes := make([]float64, len(b.env.ids()))
 	for i := range sizes {
 		sizes[i] = EstimatedSize
 	}
 	// O(measured) lookups, not O(count): few messages have been measured.
 	for id, s := range b.sizes {
-		if i, ok := h.index.get(id); ok {
+		if i, ok := b.env.indexOf(id); ok {
 			sizes[i] = s
 		} else {
 			delete(b.sizes, id)
@@ -109,8 +144,8 @@ func (b *bounded) setMetrics(v View) {
 }
 
 // readMetrics reads them now.
-func (b *bounded) readMetrics(h *Host) View {
-	v := h.doc.View(h.root)
+func (b *bounded) readMetrics() View {
+	v := b.doc.View(b.root)
 	b.setMetrics(v)
 	return v
 }
@@ -125,27 +160,27 @@ type sizeRead struct {
 	box bool
 }
 
-func (b *bounded) qSize(h *Host, r *residency, fresh bool) sizeRead {
+func (b *bounded) qSize(r *residency, fresh bool) sizeRead {
 	if fresh || !r.hasMargins {
-		return sizeRead{h.doc.QBox(r.root), true}
+		return sizeRead{b.doc.QBox(r.root), true}
 	}
-	return sizeRead{h.doc.QRect(r.root), false}
+	return sizeRead{b.doc.QRect(r.root), false}
 }
 
-func (b *bounded) sizeOf(h *Host, r *residency, x sizeRead) float64 {
-	rc := h.doc.RectOf(x.r)
+func (b *bounded) sizeOf(r *residency, x sizeRead) float64 {
+	rc := b.doc.RectOf(x.r)
 	if x.box {
-		r.margins, r.hasMargins = finite(h.doc.F(x.r, 2))+finite(h.doc.F(x.r, 3)), true
+		r.margins, r.hasMargins = finite(b.doc.F(x.r, 2))+finite(b.doc.F(x.r, 3)), true
 	}
 	return finite(rc.Bottom - rc.Top + r.margins)
 }
 
 // queueMeasure queues C85's measurement of every mounted root; the reads
 // ride with the batch that verifies a commit (verifyCommit).
-func (b *bounded) queueMeasure(h *Host) {
+func (b *bounded) queueMeasure() {
 	b.boxes, b.boxRoots = b.boxes[:0], b.boxRoots[:0]
-	for _, r := range h.mounted {
-		b.boxes = append(b.boxes, b.qSize(h, r, false))
+	for _, r := range b.env.mounted() {
+		b.boxes = append(b.boxes, b.qSize(r, false))
 		b.boxRoots = append(b.boxRoots, r)
 	}
 	b.measured = true
@@ -153,15 +188,15 @@ func (b *bounded) queueMeasure(h *Host) {
 
 // measureMounted is C85 after a commit: cache every mounted root's size and
 // schedule a geometry commit when one differs from the size used.
-func (b *bounded) measureMounted(h *Host) {
-	if !b.measured || len(b.boxRoots) != len(h.mounted) {
-		b.queueMeasure(h)
-		h.doc.Sync()
+func (b *bounded) measureMounted() {
+	if !b.measured || len(b.boxRoots) != len(b.env.mounted()) {
+		b.queueMeasure()
+		b.doc.Sync()
 	}
 	b.measured = false
 	changed := false
 	for i, r := range b.boxRoots {
-		s := b.sizeOf(h, r, b.boxes[i])
+		s := b.sizeOf(r, b.boxes[i])
 		if s != b.layout.Size(r.mesid) {
 			changed = true
 			b.layout.SetSize(r.mesid, s)
@@ -169,49 +204,49 @@ func (b *bounded) measureMounted(h *Host) {
 		b.sizes[r.msg] = s
 	}
 	if changed {
-		b.scheduleGeometry(h)
+		b.scheduleGeometry()
 	}
 }
 
 // queueDirty queues the boxes of roots whose size change was notified;
 // applyDirty takes them into the layout inside a commit (C85).
-func (b *bounded) queueDirty(h *Host) ([]*residency, []sizeRead) {
+func (b *bounded) queueDirty() ([]*residency, []sizeRead) {
 	if len(b.dirty) == 0 {
 		return nil, nil
 	}
 	var rs []*residency
 	var reads []sizeRead
-	for _, r := range h.mounted {
+	for _, r := range b.env.mounted() {
 		if b.dirty[r.root] {
 			rs = append(rs, r)
-			reads = append(reads, b.qSize(h, r, true))
+			reads = append(reads, b.qSize(r, true))
 		}
 	}
 	clear(b.dirty)
 	return rs, reads
 }
 
-func (b *bounded) applyDirty(h *Host, rs []*residency, reads []sizeRead) {
+func (b *bounded) applyDirty(rs []*residency, reads []sizeRead) {
 	for i, r := range rs {
-		if h.residencyAt(r.mesid) != r {
+		if b.env.residencyAt(r.mesid) != r {
 			continue // remounted by the structural pass
 		}
-		s := b.sizeOf(h, r, reads[i])
+		s := b.sizeOf(r, reads[i])
 		b.layout.SetSize(r.mesid, s)
 		b.sizes[r.msg] = s
 	}
 }
 
-func (b *bounded) scheduleGeometry(h *Host) {
+func (b *bounded) scheduleGeometry() {
 	if !b.geomScheduled {
-		b.geomFrame, b.geomScheduled = h.requestFrame()
+		b.geomFrame, b.geomScheduled = b.env.requestFrame()
 	}
 }
 
 // writeScroll assigns S and remembers the value read back (C88).
-func (b *bounded) writeScroll(h *Host, s float64) {
-	h.doc.SetScroll(h.root, s)
-	b.lastS = h.doc.Scroll(h.root)
+func (b *bounded) writeScroll(s float64) {
+	b.doc.SetScroll(b.root, s)
+	b.lastS = b.doc.Scroll(b.root)
 	b.written = true
 }
 
@@ -223,35 +258,35 @@ type anchor struct {
 }
 
 // captureAnchor reads the live S and takes the anchor at it.
-func (b *bounded) captureAnchor(h *Host) (anchor, float64) {
-	s := h.doc.Scroll(h.root)
-	return b.anchorAt(h, s), s
+func (b *bounded) captureAnchor() (anchor, float64) {
+	s := b.doc.Scroll(b.root)
+	return b.anchorAt(s), s
 }
 
 // anchorAt is C86's anchor at the live S in the last written layout; while
 // a jump target is pinned it is the anchor.
-func (b *bounded) anchorAt(h *Host, s float64) anchor {
-	if !b.written || b.layout.Len() == 0 || b.layout.Len() != len(h.ids) {
+func (b *bounded) anchorAt(s float64) anchor {
+	if !b.written || b.layout.Len() == 0 || b.layout.Len() != len(b.env.ids()) {
 		return anchor{}
 	}
 	if b.pin.ok {
-		if _, ok := h.index.get(b.pin.key); ok {
+		if _, ok := b.env.indexOf(b.pin.key); ok {
 			return b.pin
 		}
 		b.pin = anchor{}
 	}
 	a, _ := b.layout.Visible(s)
-	return anchor{ok: true, key: h.ids[a], offset: s - b.layout.Start(a)}
+	return anchor{ok: true, key: b.env.ids()[a], offset: s - b.layout.Start(a)}
 }
 
 // target is where the view should be: the end when following, else the
 // anchor's restored position, else the clamped live S (C86, C87).
-func (b *bounded) target(h *Host, an anchor, s float64) float64 {
+func (b *bounded) target(an anchor, s float64) float64 {
 	if b.following {
 		return b.layout.MaxScroll()
 	}
 	if an.ok {
-		if i, ok := h.index.get(an.key); ok {
+		if i, ok := b.env.indexOf(an.key); ok {
 			return b.layout.ClampScroll(b.layout.Start(i) + an.offset)
 		}
 	}
@@ -261,11 +296,11 @@ func (b *bounded) target(h *Host, an anchor, s float64) float64 {
 // releasePin lets the jump target go once its content settled: no mounted
 // message waits for a processor result and the last measurement changed
 // nothing.
-func (b *bounded) releasePin(h *Host) {
+func (b *bounded) releasePin() {
 	if !b.pin.ok || b.geomScheduled {
 		return
 	}
-	for _, r := range h.mounted {
+	for _, r := range b.env.mounted() {
 		if r.pending {
 			return
 		}
@@ -287,12 +322,12 @@ func (b *bounded) checkChildren(children []Child) error {
 
 // writeLayout writes spacers and orders the children (C74, C78, C84).
 // children is the root's children as read before this batch's writes.
-func (b *bounded) writeLayout(h *Host, w Window, rs []*residency, children []Child) error {
+func (b *bounded) writeLayout(w Window, rs []*residency, children []Child) error {
 	if err := b.checkChildren(children); err != nil {
 		return err
 	}
-	b.spacer(h, &b.top, SpacerTop, w.HasTop, w.Top)
-	b.spacer(h, &b.middle, SpacerMiddle, w.HasMiddle, w.Middle)
+	b.spacer(&b.top, SpacerTop, w.HasTop, w.Top)
+	b.spacer(&b.middle, SpacerMiddle, w.HasMiddle, w.Middle)
 	var before, after []Node
 	if b.top != 0 {
 		before = append(before, b.top)
@@ -306,7 +341,7 @@ func (b *bounded) writeLayout(h *Host, w Window, rs []*residency, children []Chi
 		after = append(after, b.middle)
 	}
 	// The tail root follows the middle spacer: place V, then append it.
-	h.placeRoots(children, order, before, append(after, rootsOf(tail)...))
+	b.env.placeRoots(children, order, before, append(after, rootsOf(tail)...))
 	b.win, b.committed = w, true
 	return nil
 }
@@ -319,40 +354,40 @@ func rootsOf(rs []*residency) []Node {
 	return out
 }
 
-func (b *bounded) spacer(h *Host, n *Node, kind uint16, want bool, height float64) {
+func (b *bounded) spacer(n *Node, kind uint16, want bool, height float64) {
 	if !want {
 		if *n != 0 {
-			h.doc.Remove(*n, 0)
-			h.doc.Release(*n)
+			b.doc.Remove(*n, 0)
+			b.doc.Release(*n)
 			*n = 0
 		}
 		return
 	}
 	if *n == 0 {
-		*n = h.doc.Spacer(kind)
+		*n = b.doc.Spacer(kind)
 	} else if height == b.heights[kind] {
 		return // the spacer already has this height
 	}
 	b.heights[kind] = height
-	h.doc.Height(*n, height)
+	b.doc.Height(*n, height)
 }
 
 // sendDemand is C91 + C90 step 7.
-func (b *bounded) sendDemand(h *Host, suspended bool) error {
-	if b.committed && len(h.ids) > 0 {
+func (b *bounded) sendDemand(suspended bool) error {
+	if b.committed && len(b.env.ids()) > 0 {
 		b.demand = b.layout.Demand(b.win, b.lastS)
 	} else {
 		b.demand = nil
 	}
-	if err := h.adm.setDemandInts(b.demand, suspended); err != nil {
-		return h.fail(err)
+	if err := b.env.setDemand(b.demand, suspended); err != nil {
+		return b.env.fail(err)
 	}
 	return nil
 }
 
 // resendSuspended re-sends the last demand as suspended (C89, C96).
-func (b *bounded) resendSuspended(h *Host) {
-	_ = h.adm.setDemandInts(b.demand, true)
+func (b *bounded) resendSuspended() {
+	_ = b.env.setDemand(b.demand, true)
 }
 
 // commitKind says why a normal commit runs (C90).
@@ -365,47 +400,48 @@ const (
 )
 
 // normalCommit is C90.
-func (b *bounded) normalCommit(h *Host, kind commitKind, replace map[int]bool, suspended bool) error {
+func (b *bounded) normalCommit(kind commitKind, replace map[int]bool, suspended bool) error {
 	// Steps 1–2 in one read: the live S (for the anchor, before anything is
 	// updated), the metrics and the notified roots' boxes.
-	vr := h.doc.QView(h.root)
-	dirty, boxes := b.queueDirty(h)
-	h.doc.Sync()
-	v := h.doc.ViewOf(vr)
-	an := b.anchorAt(h, v.S)
+	vr := b.doc.QView(b.root)
+	dirty, boxes := b.queueDirty()
+	b.doc.Sync()
+	v := b.doc.ViewOf(vr)
+	an := b.anchorAt(v.S)
 	if kind == commitStructural {
-		if err := h.structural(); err != nil {
+		if err := b.env.structural(); err != nil {
 			return err
 		}
 	}
-	b.applyDirty(h, dirty, boxes)
+	b.applyDirty(dirty, boxes)
 	b.setMetrics(v)
-	n := len(h.ids)
+	n := len(b.env.ids())
 	w := Window{First: 0, Last: -1}
 	if n > 0 {
-		a, z := b.layout.Visible(b.target(h, an, v.S))
+		a, z := b.layout.Visible(b.target(an, v.S))
 		w = b.layout.Plan(Normal(a, z, n))
 	}
 	proj := w.Mounted(n)
-	if !(kind == commitGeometry && b.sameLayout(h, w, proj)) {
-		if err := h.commit(proj, replace, &w); err != nil {
+	if !(kind == commitGeometry && b.sameLayout(w, proj)) {
+		if err := b.env.commit(proj, replace, &w); err != nil {
 			return err
 		}
 	}
 	b.hasViewport = true
-	b.measureMounted(h)
-	b.writeScroll(h, b.target(h, an, v.S))
-	b.releasePin(h)
-	return b.sendDemand(h, suspended)
+	b.measureMounted()
+	b.writeScroll(b.target(an, v.S))
+	b.releasePin()
+	return b.sendDemand(suspended)
 }
 
-func (b *bounded) sameLayout(h *Host, w Window, proj []int) bool {
-	if !b.committed || len(proj) != len(h.mounted) || w.HasTop != b.win.HasTop || w.HasMiddle != b.win.HasMiddle ||
+func (b *bounded) sameLayout(w Window, proj []int) bool {
+	mounted, ids := b.env.mounted(), b.env.ids()
+	if !b.committed || len(proj) != len(mounted) || w.HasTop != b.win.HasTop || w.HasMiddle != b.win.HasMiddle ||
 		(w.HasTop && w.Top != b.win.Top) || (w.HasMiddle && w.Middle != b.win.Middle) {
 		return false
 	}
 	for i, m := range proj {
-		if h.mounted[i].mesid != m || h.mounted[i].msg != h.ids[m] {
+		if mounted[i].mesid != m || mounted[i].msg != ids[m] {
 			return false
 		}
 	}
@@ -414,9 +450,9 @@ func (b *bounded) sameLayout(h *Host, w Window, proj []int) bool {
 
 // forcedCommit is C83's forced mode (or tail-only when tailOnly): V set by
 // mode, roots measured, S left to the caller.
-func (b *bounded) forcedCommit(h *Host, center int, tailOnly bool) error {
-	b.readMetrics(h)
-	n := len(h.ids)
+func (b *bounded) forcedCommit(center int, tailOnly bool) error {
+	b.readMetrics()
+	n := len(b.env.ids())
 	w := Window{First: 0, Last: -1}
 	if n > 0 {
 		if tailOnly {
@@ -425,104 +461,104 @@ func (b *bounded) forcedCommit(h *Host, center int, tailOnly bool) error {
 			w = b.layout.Plan(Centered(center, n))
 		}
 	}
-	if err := h.commit(w.Mounted(n), nil, &w); err != nil {
+	if err := b.env.commit(w.Mounted(n), nil, &w); err != nil {
 		return err
 	}
-	b.measureMounted(h)
+	b.measureMounted()
 	return nil
 }
 
 // open is C92 after the C112a checks.
-func (b *bounded) open(h *Host) error {
-	if h.state != StateInactive {
-		return newError(CodeState, "Bounded ChatSurface cannot open from state "+string(h.state))
+func (b *bounded) open() error {
+	if b.env.state() != StateInactive {
+		return newError(CodeState, "Bounded ChatSurface cannot open from state "+string(b.env.state()))
 	}
-	if n := h.doc.Query(h.root, SelShowMore); n != 0 {
-		return h.fail(newError(CodeOwnership, "Bounded ChatSurface cannot adopt the static Show More control"))
+	if n := b.doc.Query(b.root, SelShowMore); n != 0 {
+		return b.env.fail(newError(CodeOwnership, "Bounded ChatSurface cannot adopt the static Show More control"))
 	}
-	b.mark(h)
-	h.state = StateBootstrapping
-	if err := h.structural(); err != nil {
+	b.mark()
+	b.env.setState(StateBootstrapping)
+	if err := b.env.structural(); err != nil {
 		return err
 	}
-	if err := b.forcedCommit(h, 0, true); err != nil {
+	if err := b.forcedCommit(0, true); err != nil {
 		return err
 	}
 	b.following = true
-	b.writeScroll(h, b.layout.MaxScroll())
+	b.writeScroll(b.layout.MaxScroll())
 	for i := 0; i < 2; i++ {
-		if err := b.normalCommit(h, commitPlain, nil, false); err != nil {
+		if err := b.normalCommit(commitPlain, nil, false); err != nil {
 			return err
 		}
 	}
-	h.doc.RemoveAttr(h.root, NameBootstrap)
-	h.state = StateSettled
+	b.doc.RemoveAttr(b.root, NameBootstrap)
+	b.env.setState(StateSettled)
 	return nil
 }
 
 // geometryFrame runs a scheduled geometry commit (C89, C90, C96, C97).
-func (b *bounded) geometryFrame(h *Host) error {
+func (b *bounded) geometryFrame() error {
 	b.geomScheduled = false
-	if h.state != StateSettled && h.state != StateGestureScrolling {
+	if b.env.state() != StateSettled && b.env.state() != StateGestureScrolling {
 		return nil
 	}
 	if b.gesture {
-		b.resendSuspended(h)
+		b.resendSuspended()
 		return nil
 	}
 	if b.held {
-		b.resendSuspended(h)
+		b.resendSuspended()
 		b.owed = true
 		return nil
 	}
 	var err error
 	if b.refresh {
-		err = b.measurementRefresh(h)
+		err = b.measurementRefresh()
 	} else {
-		err = b.normalCommit(h, commitGeometry, nil, false)
+		err = b.normalCommit(commitGeometry, nil, false)
 	}
 	if err != nil {
 		return err
 	}
-	if h.state == StateGestureScrolling {
-		h.state = StateSettled
+	if b.env.state() == StateGestureScrolling {
+		b.env.setState(StateSettled)
 	}
 	return nil
 }
 
 // measurementRefresh is C97.
-func (b *bounded) measurementRefresh(h *Host) error {
+func (b *bounded) measurementRefresh() error {
 	b.refresh = false
 	b.refreshRuns++
-	an, s := b.captureAnchor(h)
+	an, s := b.captureAnchor()
 	clear(b.sizes)
 	clear(b.dirty)
-	for _, r := range h.mounted {
+	for _, r := range b.env.mounted() {
 		r.hasMargins = false // a width, font or theme change: margins too
 	}
-	h.doc.ForgetStyles()
-	b.restructure(h)
-	center := len(h.ids) - 1
+	b.doc.ForgetStyles()
+	b.restructure()
+	center := len(b.env.ids()) - 1
 	if an.ok {
-		if i, ok := h.index.get(an.key); ok {
+		if i, ok := b.env.indexOf(an.key); ok {
 			center = i
 		}
 	}
-	if len(h.ids) > 0 {
-		if err := b.forcedCommit(h, center, false); err != nil {
+	if len(b.env.ids()) > 0 {
+		if err := b.forcedCommit(center, false); err != nil {
 			return err
 		}
 	}
-	b.writeScroll(h, b.target(h, an, s))
-	return b.normalCommit(h, commitPlain, nil, false)
+	b.writeScroll(b.target(an, s))
+	return b.normalCommit(commitPlain, nil, false)
 }
 
 // gestureNotice handles a scroll notification (C88, C89).
-func (b *bounded) gestureNotice(h *Host) {
-	if h.state != StateSettled && h.state != StateGestureScrolling {
+func (b *bounded) gestureNotice() {
+	if b.env.state() != StateSettled && b.env.state() != StateGestureScrolling {
 		return
 	}
-	v := h.doc.ScrollView(h.root)
+	v := b.doc.ScrollView(b.root)
 	s := v.S
 	if math.Abs(s-b.lastS) <= 1.5 {
 		return
@@ -530,37 +566,37 @@ func (b *bounded) gestureNotice(h *Host) {
 	// While following, an offset at the live end is the browser clamping
 	// after the content shrank, not a gesture (C88 as changed): geometry
 	// follows it, following stays on.
-	if b.following && h.state == StateSettled && atLiveEnd(v, 1.5) {
+	if b.following && b.env.state() == StateSettled && atLiveEnd(v, 1.5) {
 		b.lastS = s
-		b.scheduleGeometry(h)
+		b.scheduleGeometry()
 		return
 	}
 	b.pin = anchor{}
-	h.state = StateGestureScrolling
+	b.env.setState(StateGestureScrolling)
 	b.gesture = true
 	if b.timerSet {
 		b.timerSet = false
-		h.clearTimeout(b.timer)
+		b.env.clearTimeout(b.timer)
 	}
-	b.timer, b.timerSet = h.setTimeout(gestureSettle)
-	b.scheduleGeometry(h)
+	b.timer, b.timerSet = b.env.setTimeout(gestureSettle)
+	b.scheduleGeometry()
 }
 
 // atLiveEnd reports S + H ≥ scrollHeight − slack on a live read.
 func atLiveEnd(v View, slack float64) bool { return v.S+v.H >= v.ScrollHeight-slack }
 
 // endGesture is the end of a gesture (C87, C88, C89).
-func (b *bounded) endGesture(h *Host) {
+func (b *bounded) endGesture() {
 	if !b.gesture {
 		return
 	}
 	if b.timerSet {
 		b.timerSet = false
-		h.clearTimeout(b.timer)
+		b.env.clearTimeout(b.timer)
 	}
 	b.gesture = false
 	// Decided from live measurements (C87 as changed): the layout last
 	// written may predate content that shrank or grew.
-	b.following = b.layout.Len() > 0 && atLiveEnd(h.doc.ScrollView(h.root), followSlack)
-	b.scheduleGeometry(h)
+	b.following = b.layout.Len() > 0 && atLiveEnd(b.doc.ScrollView(b.root), followSlack)
+	b.scheduleGeometry()
 }

@@ -19,7 +19,7 @@ func (h *Host) structural() error {
 	}
 	h.ids = ids
 	if h.managed {
-		h.b.restructure(h)
+		h.b.restructure()
 	}
 	return nil
 }
@@ -51,7 +51,7 @@ func (h *Host) commitPhases(proj []int, replace map[int]bool, layout *Window) er
 	if h.fastPath(proj, replace) {
 		h.syncAttributes(h.mounted)
 		if layout != nil {
-			if err := h.b.writeLayout(h, *layout, h.mounted, h.doc.Children(h.root)); err != nil {
+			if err := h.b.writeLayout(*layout, h.mounted, h.doc.Children(h.root)); err != nil {
 				return h.fail(err)
 			}
 		}
@@ -146,7 +146,7 @@ func (h *Host) commitPhases(proj []int, replace map[int]bool, layout *Window) er
 	h.mounted = next
 	h.syncAttributes(next)
 	if layout != nil {
-		if err := h.b.writeLayout(h, *layout, next, children); err != nil {
+		if err := h.b.writeLayout(*layout, next, children); err != nil {
 			return h.fail(err)
 		}
 	} else {
@@ -212,7 +212,7 @@ func (h *Host) verifyCommit() error {
 	}
 	own := h.queueOwnership()
 	if h.managed {
-		h.b.queueMeasure(h)
+		h.b.queueMeasure()
 	}
 	h.doc.Sync()
 	if children, changed := h.doc.ChangedChildrenOf(ch); bounded && changed {

@@ -23,10 +23,10 @@
 //
 // # Errors
 //
-// Every error returned to the bridge is either an *Error (Go-made: Class names
-// the JS constructor — Error, TypeError or RangeError — and Message is the
-// spec's exact text, Cause an *Error or *JSValue) or a *JSValue (a value thrown
-// by JS that must be rethrown by identity, C6). The bridge materialises each
+// Every error returned to the bridge is either an *Error (Go-made: Class, an
+// apierr.Class, names the JS constructor — Error, TypeError or RangeError —
+// and Message is the spec's exact text, Cause an *Error or *JSValue) or a
+// *JSValue (a value thrown by JS that must be rethrown by identity, C6). The bridge materialises each
 // *Error into exactly one JS object, memoised by pointer, so the value thrown,
 // Host.Fault (getFault), onFault and later causes are the identical object
 // (C103). For a *JSValue, ErrorRef is the C6 error value the bridge computed
@@ -47,6 +47,14 @@
 //     and timers come back as Host.Frame(id) and Host.Timer(id).
 //   - Definition (the bridge): a participant definition read property by
 //     property in the order validation needs (C18).
+//
+// # Components inside the host
+//
+// Runtime admission (admission.go, C58–C71) and the bounded window
+// (bounded.go, C72–C98) are components that see the host only through a
+// narrow interface of their own, admissionEnv and boundedEnv, which the host
+// implements (runtime.go, boundedhost.go): what each needs of the DOM,
+// chat[], the mounted roots, the scheduler and the fault, and nothing else.
 //
 // # Call sequence for the bridge
 //

@@ -101,7 +101,7 @@ func newHost(p *Page, env Env, rmax int) *Host {
 	h.js = newSyncJS(h.doc, env.JS)
 	h.sched = syncSched{h.doc, env.Sched}
 	h.adm = newAdmission(hostAdmission{h}, p.managed, rmax)
-	h.b.reset()
+	h.b = newBounded(hostBounded{h}, h.doc, h.root)
 	h.reg.notify = func(e *Error) {
 		if h.page.host == h {
 			h.setFault(e) // C23
@@ -170,7 +170,7 @@ func (h *Host) setFault(err error) {
 	h.fault = errorValue(err)
 	h.state = StateFaulted
 	h.adm.cancel()
-	h.b.stop(h)
+	h.b.stop()
 	if h.b.marked {
 		h.doc.RemoveAttr(h.root, NameBootstrap)
 	}
@@ -399,9 +399,9 @@ func (h *Host) reset() error {
 		h.forget(r)
 	}
 	h.mounted = nil
-	h.b.unmark(h)
+	h.b.unmark()
 	h.adm.reset()
-	h.b.stop(h)
+	h.b.stop()
 	h.b.reset()
 	h.epoch++
 	h.fault = nil
@@ -426,7 +426,7 @@ func (h *Host) Dispose() error {
 	if e := h.adm.RevokeAll(ReasonAdmissionDisposed); err == nil {
 		err = e
 	}
-	h.b.stop(h)
+	h.b.stop()
 	for _, r := range h.mounted {
 		h.doc.Observe(r.root, false)
 	}

@@ -20,7 +20,7 @@ func (h *Host) Open() error {
 		return err
 	}
 	defer h.end()
-	return h.take(h.b.open(h))
+	return h.take(h.b.open())
 }
 
 // Render is render() (C93, C100).
@@ -34,7 +34,7 @@ func (h *Host) Render(o RenderOptions) error {
 	}
 	defer h.end()
 	if h.state == StateInactive {
-		return h.take(h.b.open(h))
+		return h.take(h.b.open())
 	}
 	var replace map[int]bool
 	for _, m := range o.Replace {
@@ -44,7 +44,7 @@ func (h *Host) Render(o RenderOptions) error {
 		replace[m] = true
 	}
 	gesture := h.state == StateGestureScrolling
-	return h.take(h.b.normalCommit(h, commitStructural, replace, gesture))
+	return h.take(h.b.normalCommit(commitStructural, replace, gesture))
 }
 
 // renderStatic is C100.
@@ -314,7 +314,7 @@ func (h *Host) jump(t Value) (Node, error) {
 	}
 	b := &h.b
 	if h.state == StateInactive {
-		if err := b.open(h); err != nil {
+		if err := b.open(); err != nil {
 			return 0, err
 		}
 	}
@@ -324,11 +324,11 @@ func (h *Host) jump(t Value) (Node, error) {
 	h.state = StateJumping
 	b.following = false // step 5 decides; a following commit would leave t
 	b.pin = anchor{}    // this jump's S anchors its commits (C94 step 3)
-	if err := b.forcedCommit(h, m, false); err != nil {
+	if err := b.forcedCommit(m, false); err != nil {
 		return 0, err
 	}
-	b.writeScroll(h, b.layout.JumpScroll(m))
-	if err := b.normalCommit(h, commitPlain, nil, false); err != nil {
+	b.writeScroll(b.layout.JumpScroll(m))
+	if err := b.normalCommit(commitPlain, nil, false); err != nil {
 		return 0, err
 	}
 	r := h.residencyAt(m)
@@ -348,7 +348,7 @@ func (h *Host) jump(t Value) (Node, error) {
 	b.pin = anchor{}
 	if !b.following {
 		b.pin = anchor{ok: true, key: r.msg, offset: s - b.layout.Start(m)}
-		b.releasePin(h)
+		b.releasePin()
 	}
 	h.state = StateSettled
 	return r.root, nil
@@ -369,11 +369,11 @@ func (h *Host) ScrollToEnd() error {
 	if h.state == StateInactive {
 		return nil
 	}
-	b.readMetrics(h)
-	b.writeScroll(h, b.layout.MaxScroll())
+	b.readMetrics()
+	b.writeScroll(b.layout.MaxScroll())
 	b.following = true
 	b.pin = anchor{}
-	return h.take(b.normalCommit(h, commitPlain, nil, false))
+	return h.take(b.normalCommit(commitPlain, nil, false))
 }
 
 // SetProjectionHeld is setProjectionHeld(held) (C96); held is the argument's
@@ -390,7 +390,7 @@ func (h *Host) SetProjectionHeld(held bool) error {
 	b.held = held
 	if !held && b.owed {
 		b.owed = false
-		b.scheduleGeometry(h)
+		b.scheduleGeometry()
 	}
 	return h.take(nil)
 }
@@ -405,7 +405,7 @@ func (h *Host) RefreshLayout() error {
 		return nil
 	}
 	h.b.refresh = true
-	h.b.scheduleGeometry(h)
+	h.b.scheduleGeometry()
 	return h.take(nil)
 }
 
@@ -424,7 +424,7 @@ func (h *Host) Frame(id int) {
 			return
 		}
 		defer h.end()
-		if err := h.b.geometryFrame(h); err != nil {
+		if err := h.b.geometryFrame(); err != nil {
 			h.setFault(err)
 		}
 	case h.adm.scheduled && id == h.adm.frame:
@@ -447,7 +447,7 @@ func (h *Host) Timer(id int) {
 	}
 	h.b.timerSet = false
 	if h.fault == nil {
-		h.b.endGesture(h)
+		h.b.endGesture()
 	}
 }
 
@@ -457,7 +457,7 @@ func (h *Host) OnScroll() {
 	if h.disposed || h.fault != nil || !h.managed {
 		return
 	}
-	h.b.gestureNotice(h)
+	h.b.gestureNotice()
 }
 
 // OnScrollEnd is the root's scrollend event (C88).
@@ -466,7 +466,7 @@ func (h *Host) OnScrollEnd() {
 	if h.disposed || h.fault != nil || !h.managed {
 		return
 	}
-	h.b.endGesture(h)
+	h.b.endGesture()
 }
 
 // OnResize is the ResizeObserver callback for mounted roots (C85).
@@ -482,7 +482,7 @@ func (h *Host) OnResize(roots []Node) {
 		for _, r := range h.mounted {
 			if r.root == n {
 				rs = append(rs, r)
-				boxes = append(boxes, b.qSize(h, r, false))
+				boxes = append(boxes, b.qSize(r, false))
 				break
 			}
 		}
@@ -492,9 +492,9 @@ func (h *Host) OnResize(roots []Node) {
 	}
 	h.doc.Sync()
 	for i, r := range rs {
-		if b.sizeOf(h, r, boxes[i]) != b.layout.Size(r.mesid) {
+		if b.sizeOf(r, boxes[i]) != b.layout.Size(r.mesid) {
 			b.dirty[r.root] = true
-			b.scheduleGeometry(h)
+			b.scheduleGeometry()
 		}
 	}
 }
