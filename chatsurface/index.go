@@ -18,41 +18,36 @@ type messageIndex struct {
 // already has, or -1. A duplicate leaves the index empty.
 func (x *messageIndex) build(ids []MessageID) int {
 	x.reset()
-	if len(ids) == 0 {
-		return -1
+	lo, hi := MessageID(0), MessageID(0)
+	if len(ids) > 0 {
+		lo, hi = ids[0], ids[0]
 	}
-	lo, hi := ids[0], ids[0]
 	for _, id := range ids {
 		lo, hi = min(lo, id), max(hi, id)
 	}
-	// ids are at most MaxMessages long, so the span is bounded before any
+	// ids are at most MaxMessages long, so the span is bounded before the
 	// allocation it sizes.
-	if span := uint64(hi - lo); span < uint64(2*len(ids)+64) {
-		x.dense, x.base = true, lo
-		if cap(x.pos) < int(span)+1 {
-			x.pos = make([]int32, span+1)
-		}
-		x.pos = x.pos[:span+1]
-		for i, id := range ids {
-			k := id - lo
-			if x.pos[k] != 0 {
-				x.reset()
-				return i
-			}
-			x.pos[k] = int32(i + 1)
-		}
-		x.n = len(ids)
-		return -1
-	}
-	if x.m == nil {
+	span := uint64(hi-lo) + 1
+	x.dense, x.base = span < uint64(2*len(ids)+64), lo
+	if !x.dense && x.m == nil {
 		x.m = make(map[MessageID]int, len(ids))
 	}
+	if x.dense && uint64(cap(x.pos)) < span {
+		x.pos = make([]int32, span)
+	}
+	if x.dense {
+		x.pos = x.pos[:span]
+	}
 	for i, id := range ids {
-		if _, dup := x.m[id]; dup {
+		if _, dup := x.get(id); dup {
 			x.reset()
 			return i
 		}
-		x.m[id] = i
+		if x.dense {
+			x.pos[id-lo] = int32(i + 1)
+		} else {
+			x.m[id] = i
+		}
 	}
 	x.n = len(ids)
 	return -1
@@ -70,9 +65,6 @@ func (x *messageIndex) get(id MessageID) (int, bool) {
 	i, ok := x.m[id]
 	return i, ok
 }
-
-// len is the number of indexed ids.
-func (x *messageIndex) len() int { return x.n }
 
 // reset empties the index and keeps its room for the next pass.
 func (x *messageIndex) reset() {

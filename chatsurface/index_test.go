@@ -17,8 +17,8 @@ func TestC25MessageIndexDenseAndSparse(t *testing.T) {
 		if d := x.build(ids); d != -1 {
 			t.Fatalf("%s: duplicate at %d", name, d)
 		}
-		if x.len() != len(ids) {
-			t.Fatalf("%s: len %d", name, x.len())
+		if x.n != len(ids) {
+			t.Fatalf("%s: len %d", name, x.n)
 		}
 		for i, id := range ids {
 			if got, ok := x.get(id); !ok || got != i {
@@ -40,14 +40,14 @@ func TestC25MessageIndexDenseAndSparse(t *testing.T) {
 		if d := x.build(ids); d != 3 {
 			t.Fatalf("%s: duplicate at %d, want 3", name, d)
 		}
-		if x.len() != 0 {
-			t.Fatalf("%s: a failed pass leaves %d ids", name, x.len())
+		if x.n != 0 {
+			t.Fatalf("%s: a failed pass leaves %d ids", name, x.n)
 		}
 		if _, ok := x.get(3); ok {
 			t.Fatalf("%s: a failed pass leaves ids behind", name)
 		}
-		if d := x.build([]MessageID{4, 5}); d != -1 || x.len() != 2 {
-			t.Fatalf("%s: the next pass: %d, %d", name, d, x.len())
+		if d := x.build([]MessageID{4, 5}); d != -1 || x.n != 2 {
+			t.Fatalf("%s: the next pass: %d, %d", name, d, x.n)
 		}
 		if i, ok := x.get(5); !ok || i != 1 {
 			t.Fatalf("%s: the next pass: get(5) = %d, %v", name, i, ok)

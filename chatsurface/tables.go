@@ -14,7 +14,7 @@ type Tables struct {
 // Tables returns the current table sizes.
 func (h *Host) Tables() Tables {
 	t := Tables{
-		IDs: len(h.ids), Index: h.index.len(), Mounted: len(h.mounted), Transient: len(h.transient),
+		IDs: len(h.ids), Index: h.index.n, Mounted: len(h.mounted), Transient: len(h.transient),
 		OpenClaims: len(h.openClaim),
 		Sizes:      len(h.b.sizes), Dirty: len(h.b.dirty), Demand: len(h.b.demand),
 	}
