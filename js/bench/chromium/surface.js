@@ -7,6 +7,11 @@
 const q = new URLSearchParams(location.search);
 const impl = q.get('impl') ?? 'core';
 const withParticipant = q.get('participant') === '1';
+// ?early=1: the page asks for the module before it builds its chat, as a
+// host that loads its extensions at start-up does (SillyTavern loads them
+// before it fetches a chat); the module's fetch and compile then overlap
+// the page's own work.
+const loading = impl === 'core' && q.get('early') === '1' ? import('../../chat-surface.js') : null;
 const root = document.getElementById('chat');
 
 const WORDS = 'the a tavern lantern rain road keeper map song ember quiet river north story cellar bell stranger candle wind harbor'.split(' ');
@@ -29,7 +34,7 @@ function materialize(m, mesid) {
 let view;
 if (impl === 'core') {
   // Loaded only here, so the plain page's load time has no module in it.
-  const { installChatSurfaceApi, createChatSurfaceHost } = await import('../../chat-surface.js');
+  const { installChatSurfaceApi, createChatSurfaceHost } = await (loading ?? import('../../chat-surface.js'));
   const api = installChatSurfaceApi(window, { managed: true });
   if (withParticipant) {
     api.registerParticipant({
