@@ -1,8 +1,9 @@
 // The chat surface bench page (js/bench/chromium.js drives it): a
 // 10,000-message chat in the bounded view, either tavern-core's host
 // (?impl=core, with ?participant=1 a participant that mounts an iframe
-// runtime for every code block, as the demo's does) or the plain-JS window
-// of bench/plain-window.js (?impl=plain). window.bench runs the sweeps.
+// runtime for every code block, as the demo's does; with ?early=1 the page
+// requests the module before it builds its chat) or the plain-JS window of
+// bench/plain-window.js (?impl=plain). window.bench runs the sweeps.
 
 const q = new URLSearchParams(location.search);
 const impl = q.get('impl') ?? 'core';
