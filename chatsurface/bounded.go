@@ -9,11 +9,11 @@ const gestureSettle = 150
 // is for Admission: chat[] as of the last structural pass, the mounted
 // roots, the commit, the host's scheduler and state, the admission demand
 // and the fault. The DOM batch and the root are the window's own (doc,
-// root). The host implements it (hostBounded).
+// root). *Host implements it (boundedhost.go).
 type boundedEnv interface {
-	ids() []MessageID                 // chat[] at the last structural pass
+	messageIDs() []MessageID          // chat[] at the last structural pass
 	indexOf(id MessageID) (int, bool) // its index in ids
-	mounted() []*residency            // ascending mesid
+	mountedRoots() []*residency       // ascending mesid
 	residencyAt(mesid int) *residency // the mounted root of mesid, or nil
 	structural() error                // the structural pass
 	commit(proj []int, replace map[int]bool, w *Window) error
@@ -22,8 +22,8 @@ type boundedEnv interface {
 	cancelFrame(id int)
 	setTimeout(ms float64) (id int, ok bool)
 	clearTimeout(id int)
-	state() State
-	setState(s State)
+	surfaceState() State
+	setSurfaceState(s State)
 	setDemand(demand []int, suspended bool) error // C91
 	fail(err error) error                         // fault the epoch with err
 }
@@ -123,7 +123,7 @@ func (b *bounded) unmark() {
 // restructure rebuilds the layout after a structural pass; sizes of keys
 // that left chat[] are dropped (C85). O(count) numeric work only (C146).
 func (b *bounded) restructure() {
-	sizes := make([]float64, len(b.env.ids()))
+	sizes := make([]float64, len(b.env.messageIDs()))
 	for i := range sizes {
 		sizes[i] = EstimatedSize
 	}
@@ -179,7 +179,7 @@ func (b *bounded) sizeOf(r *residency, x sizeRead) float64 {
 // ride with the batch that verifies a commit (verifyCommit).
 func (b *bounded) queueMeasure() {
 	b.boxes, b.boxRoots = b.boxes[:0], b.boxRoots[:0]
-	for _, r := range b.env.mounted() {
+	for _, r := range b.env.mountedRoots() {
 		b.boxes = append(b.boxes, b.qSize(r, false))
 		b.boxRoots = append(b.boxRoots, r)
 	}
@@ -189,7 +189,7 @@ func (b *bounded) queueMeasure() {
 // measureMounted is C85 after a commit: cache every mounted root's size and
 // schedule a geometry commit when one differs from the size used.
 func (b *bounded) measureMounted() {
-	if !b.measured || len(b.boxRoots) != len(b.env.mounted()) {
+	if !b.measured || len(b.boxRoots) != len(b.env.mountedRoots()) {
 		b.queueMeasure()
 		b.doc.Sync()
 	}
@@ -216,7 +216,7 @@ func (b *bounded) queueDirty() ([]*residency, []sizeRead) {
 	}
 	var rs []*residency
 	var reads []sizeRead
-	for _, r := range b.env.mounted() {
+	for _, r := range b.env.mountedRoots() {
 		if b.dirty[r.root] {
 			rs = append(rs, r)
 			reads = append(reads, b.qSize(r, true))
@@ -266,7 +266,7 @@ func (b *bounded) captureAnchor() (anchor, float64) {
 // anchorAt is C86's anchor at the live S in the last written layout; while
 // a jump target is pinned it is the anchor.
 func (b *bounded) anchorAt(s float64) anchor {
-	if !b.written || b.layout.Len() == 0 || b.layout.Len() != len(b.env.ids()) {
+	if !b.written || b.layout.Len() == 0 || b.layout.Len() != len(b.env.messageIDs()) {
 		return anchor{}
 	}
 	if b.pin.ok {
@@ -276,7 +276,7 @@ func (b *bounded) anchorAt(s float64) anchor {
 		b.pin = anchor{}
 	}
 	a, _ := b.layout.Visible(s)
-	return anchor{ok: true, key: b.env.ids()[a], offset: s - b.layout.Start(a)}
+	return anchor{ok: true, key: b.env.messageIDs()[a], offset: s - b.layout.Start(a)}
 }
 
 // target is where the view should be: the end when following, else the
@@ -300,7 +300,7 @@ func (b *bounded) releasePin() {
 	if !b.pin.ok || b.geomScheduled {
 		return
 	}
-	for _, r := range b.env.mounted() {
+	for _, r := range b.env.mountedRoots() {
 		if r.pending {
 			return
 		}
@@ -374,7 +374,7 @@ func (b *bounded) spacer(n *Node, kind uint16, want bool, height float64) {
 
 // sendDemand is C91 + C90 step 7.
 func (b *bounded) sendDemand(suspended bool) error {
-	if b.committed && len(b.env.ids()) > 0 {
+	if b.committed && len(b.env.messageIDs()) > 0 {
 		b.demand = b.layout.Demand(b.win, b.lastS)
 	} else {
 		b.demand = nil
@@ -415,7 +415,7 @@ func (b *bounded) normalCommit(kind commitKind, replace map[int]bool, suspended 
 	}
 	b.applyDirty(dirty, boxes)
 	b.setMetrics(v)
-	n := len(b.env.ids())
+	n := len(b.env.messageIDs())
 	w := Window{First: 0, Last: -1}
 	if n > 0 {
 		a, z := b.layout.Visible(b.target(an, v.S))
@@ -435,7 +435,7 @@ func (b *bounded) normalCommit(kind commitKind, replace map[int]bool, suspended 
 }
 
 func (b *bounded) sameLayout(w Window, proj []int) bool {
-	mounted, ids := b.env.mounted(), b.env.ids()
+	mounted, ids := b.env.mountedRoots(), b.env.messageIDs()
 	if !b.committed || len(proj) != len(mounted) || w.HasTop != b.win.HasTop || w.HasMiddle != b.win.HasMiddle ||
 		(w.HasTop && w.Top != b.win.Top) || (w.HasMiddle && w.Middle != b.win.Middle) {
 		return false
@@ -452,7 +452,7 @@ func (b *bounded) sameLayout(w Window, proj []int) bool {
 // mode, roots measured, S left to the caller.
 func (b *bounded) forcedCommit(center int, tailOnly bool) error {
 	b.readMetrics()
-	n := len(b.env.ids())
+	n := len(b.env.messageIDs())
 	w := Window{First: 0, Last: -1}
 	if n > 0 {
 		if tailOnly {
@@ -470,14 +470,14 @@ func (b *bounded) forcedCommit(center int, tailOnly bool) error {
 
 // open is C92 after the C112a checks.
 func (b *bounded) open() error {
-	if b.env.state() != StateInactive {
-		return newError(CodeState, "Bounded ChatSurface cannot open from state "+string(b.env.state()))
+	if b.env.surfaceState() != StateInactive {
+		return newError(CodeState, "Bounded ChatSurface cannot open from state "+string(b.env.surfaceState()))
 	}
 	if n := b.doc.Query(b.root, SelShowMore); n != 0 {
 		return b.env.fail(newError(CodeOwnership, "Bounded ChatSurface cannot adopt the static Show More control"))
 	}
 	b.mark()
-	b.env.setState(StateBootstrapping)
+	b.env.setSurfaceState(StateBootstrapping)
 	if err := b.env.structural(); err != nil {
 		return err
 	}
@@ -492,14 +492,14 @@ func (b *bounded) open() error {
 		}
 	}
 	b.doc.RemoveAttr(b.root, NameBootstrap)
-	b.env.setState(StateSettled)
+	b.env.setSurfaceState(StateSettled)
 	return nil
 }
 
 // geometryFrame runs a scheduled geometry commit (C89, C90, C96, C97).
 func (b *bounded) geometryFrame() error {
 	b.geomScheduled = false
-	if b.env.state() != StateSettled && b.env.state() != StateGestureScrolling {
+	if b.env.surfaceState() != StateSettled && b.env.surfaceState() != StateGestureScrolling {
 		return nil
 	}
 	if b.gesture {
@@ -520,8 +520,8 @@ func (b *bounded) geometryFrame() error {
 	if err != nil {
 		return err
 	}
-	if b.env.state() == StateGestureScrolling {
-		b.env.setState(StateSettled)
+	if b.env.surfaceState() == StateGestureScrolling {
+		b.env.setSurfaceState(StateSettled)
 	}
 	return nil
 }
@@ -533,18 +533,18 @@ func (b *bounded) measurementRefresh() error {
 	an, s := b.captureAnchor()
 	clear(b.sizes)
 	clear(b.dirty)
-	for _, r := range b.env.mounted() {
+	for _, r := range b.env.mountedRoots() {
 		r.hasMargins = false // a width, font or theme change: margins too
 	}
 	b.doc.ForgetStyles()
 	b.restructure()
-	center := len(b.env.ids()) - 1
+	center := len(b.env.messageIDs()) - 1
 	if an.ok {
 		if i, ok := b.env.indexOf(an.key); ok {
 			center = i
 		}
 	}
-	if len(b.env.ids()) > 0 {
+	if len(b.env.messageIDs()) > 0 {
 		if err := b.forcedCommit(center, false); err != nil {
 			return err
 		}
@@ -555,7 +555,7 @@ func (b *bounded) measurementRefresh() error {
 
 // gestureNotice handles a scroll notification (C88, C89).
 func (b *bounded) gestureNotice() {
-	if b.env.state() != StateSettled && b.env.state() != StateGestureScrolling {
+	if b.env.surfaceState() != StateSettled && b.env.surfaceState() != StateGestureScrolling {
 		return
 	}
 	v := b.doc.ScrollView(b.root)
@@ -566,13 +566,13 @@ func (b *bounded) gestureNotice() {
 	// While following, an offset at the live end is the browser clamping
 	// after the content shrank, not a gesture (C88 as changed): geometry
 	// follows it, following stays on.
-	if b.following && b.env.state() == StateSettled && atLiveEnd(v, 1.5) {
+	if b.following && b.env.surfaceState() == StateSettled && atLiveEnd(v, 1.5) {
 		b.lastS = s
 		b.scheduleGeometry()
 		return
 	}
 	b.pin = anchor{}
-	b.env.setState(StateGestureScrolling)
+	b.env.setSurfaceState(StateGestureScrolling)
 	b.gesture = true
 	if b.timerSet {
 		b.timerSet = false

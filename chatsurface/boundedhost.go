@@ -1,28 +1,13 @@
 package chatsurface
 
-// hostBounded connects the bounded window to its host (boundedEnv).
-type hostBounded struct{ h *Host }
+// The Host's side of boundedEnv that is not already one of its methods
+// (structural, commit, placeRoots, residencyAt, the scheduler and fail are).
+// The Host is the env itself, not a wrapper of it: a wrapper type costs the
+// page's module a method wrapper per call it forwards.
 
-func (e hostBounded) ids() []MessageID                  { return e.h.ids }
-func (e hostBounded) indexOf(id MessageID) (int, bool)  { return e.h.index.get(id) }
-func (e hostBounded) mounted() []*residency             { return e.h.mounted }
-func (e hostBounded) residencyAt(mesid int) *residency  { return e.h.residencyAt(mesid) }
-func (e hostBounded) structural() error                 { return e.h.structural() }
-func (e hostBounded) requestFrame() (int, bool)         { return e.h.requestFrame() }
-func (e hostBounded) cancelFrame(id int)                { e.h.cancelFrame(id) }
-func (e hostBounded) setTimeout(ms float64) (int, bool) { return e.h.setTimeout(ms) }
-func (e hostBounded) clearTimeout(id int)               { e.h.clearTimeout(id) }
-func (e hostBounded) state() State                      { return e.h.state }
-func (e hostBounded) setState(s State)                  { e.h.state = s }
-func (e hostBounded) setDemand(d []int, suspended bool) error {
-	return e.h.adm.setDemandInts(d, suspended)
-}
-func (e hostBounded) fail(err error) error { return e.h.fail(err) }
-
-func (e hostBounded) commit(proj []int, replace map[int]bool, w *Window) error {
-	return e.h.commit(proj, replace, w)
-}
-
-func (e hostBounded) placeRoots(children []Child, rs []*residency, before, after []Node) {
-	e.h.placeRoots(children, rs, before, after)
-}
+func (h *Host) messageIDs() []MessageID                 { return h.ids }
+func (h *Host) indexOf(id MessageID) (int, bool)        { return h.index.get(id) }
+func (h *Host) mountedRoots() []*residency              { return h.mounted }
+func (h *Host) surfaceState() State                     { return h.state }
+func (h *Host) setSurfaceState(s State)                 { h.state = s }
+func (h *Host) setDemand(d []int, suspended bool) error { return h.adm.setDemandInts(d, suspended) }

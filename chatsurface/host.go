@@ -101,7 +101,7 @@ func newHost(p *Page, env Env, rmax int) *Host {
 	h.js = newSyncJS(h.doc, env.JS)
 	h.sched = syncSched{h.doc, env.Sched}
 	h.adm = newAdmission(hostAdmission{h}, p.managed, rmax)
-	h.b = newBounded(hostBounded{h}, h.doc, h.root)
+	h.b = newBounded(h, h.doc, h.root)
 	h.reg.notify = func(e *Error) {
 		if h.page.host == h {
 			h.setFault(e) // C23
