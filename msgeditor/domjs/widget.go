@@ -49,13 +49,14 @@ func Install(boot js.Value) {
 		return
 	}
 	editor = &editorEdge{mounts: map[int]*editorMount{}}
-	boot.Set("mount", guarded(editor.mount))
+	boot.Set("mount", guarded("mount", editor.mount))
 }
 
-// guarded wraps a slow-lane entry (bridge.FuncOf): a Go panic is logged and
-// becomes a returned {internal: message} object; the module keeps working.
-func guarded(f func(args []js.Value) any) js.Func {
-	return bridge.FuncOf(func(_ js.Value, args []js.Value) any { return f(args) }, func(err *apierr.Error) any {
+// guarded wraps slow-lane entry name (bridge.FuncOf), its arguments read
+// with bridge.Args: a Go panic is logged and becomes a returned {internal:
+// message} object; the module keeps working.
+func guarded(name string, f func(a bridge.Args) any) js.Func {
+	return bridge.FuncOf(func(_ js.Value, args []js.Value) any { return f(bridge.ArgsOf(name, args)) }, func(err *apierr.Error) any {
 		bridge.Report(err)
 		o := js.Global().Get("Object").New()
 		o.Set("internal", bridge.Text(err.Message))
@@ -88,10 +89,10 @@ type rowDOM struct {
 }
 
 // mount(root, sessionId, fx) → handle {refresh, call, response, destroy}
-func (e *editorEdge) mount(args []js.Value) any {
+func (e *editorEdge) mount(a bridge.Args) any {
 	e.next++
-	m := &editorMount{id: e.next, w: msgeditor.New(args[1].String()), root: wrapEl(args[0]),
-		fx: args[2], doc: js.Global().Get("document"), rows: map[int]*rowDOM{}}
+	m := &editorMount{id: e.next, w: msgeditor.New(a.Value(1).String()), root: wrapEl(a.Value(0)),
+		fx: a.Value(2), doc: js.Global().Get("document"), rows: map[int]*rowDOM{}}
 	e.mounts[m.id] = m
 	m.listen("click", m.onClick)
 	m.listen("keydown", m.onKey)
@@ -111,33 +112,29 @@ func (e *editorEdge) mount(args []js.Value) any {
 		"attributes": true, "attributeFilter": []any{"data-seq", "data-seq-part"}})
 
 	h := js.Global().Get("Object").New()
-	add := func(name string, f func(args []js.Value) any) {
-		fn := guarded(f)
+	add := func(name string, f func(a bridge.Args) any) {
+		fn := guarded(name, f)
 		m.funcs = append(m.funcs, fn)
 		h.Set(name, fn)
 	}
-	add("refresh", func([]js.Value) any { m.do(m.w.Refresh()); return nil })
-	add("response", func(a []js.Value) any {
-		m.do(m.w.Response(a[0].Int(), a[1].Int(), bridge.WTF8(a[2])))
+	add("refresh", func(bridge.Args) any { m.do(m.w.Refresh()); return nil })
+	add("response", func(a bridge.Args) any {
+		m.do(m.w.Response(a.Int(0), a.Int(1), bridge.WTF8(a.Value(2))))
 		return nil
 	})
-	add("call", func(a []js.Value) any {
+	add("call", func(a bridge.Args) any {
 		var remove []string
-		if r := a[3]; r.Truthy() {
+		if r := a.Value(3); r.Truthy() {
 			for i := 0; i < r.Length(); i++ {
 				remove = append(remove, r.Index(i).String())
 			}
 		}
-		hasText := a[2].Type() == js.TypeString
-		text := ""
-		if hasText {
-			text = bridge.WTF8(a[2]) // the user's text, exactly
-		}
-		m.do(m.w.Call(a[0].String(), a[1].Int(), text, hasText, remove, a[4].Int()))
+		text, hasText := a.String(2) // the user's text, exactly
+		m.do(m.w.Call(a.Value(0).String(), a.Int(1), text, hasText, remove, a.Int(4)))
 		return nil
 	})
-	add("destroy", func([]js.Value) any { m.destroy(); delete(e.mounts, m.id); return nil })
-	add("version", func([]js.Value) any { return msgeditor.Version })
+	add("destroy", func(bridge.Args) any { m.destroy(); delete(e.mounts, m.id); return nil })
+	add("version", func(bridge.Args) any { return msgeditor.Version })
 	m.sig = m.signature()
 	m.do(m.w.Refresh())
 	return h
