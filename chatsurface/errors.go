@@ -2,9 +2,9 @@ package chatsurface
 
 import "tavern-core/apierr"
 
-// Stable error codes, spelled as every core's apierr codes are. The JS
-// message is the contract (the spec fixes it exactly); the code lets Go
-// callers and logs branch without parsing text.
+// Stable error codes, spelled as the apierr cores' are (takeover, editor
+// ops). The JS message is the contract (the spec fixes it exactly); the code
+// lets Go callers and logs branch without parsing text.
 const (
 	CodeInvalidArgument = "invalid_argument" // bad value from JS; never faults by itself
 	CodeRegistration    = "registration"
