@@ -42,11 +42,11 @@ export async function instantiate(options = {}) {
   compiled.catch(() => {}); // awaited below; a failure is thrown there
   await ensureGoRuntime();
   const go = new globalThis.Go();
-  // A page's Go heap is small (a few MB live), so at Go's default pace a
-  // collection runs every 4 MB allocated: opening a 10,000-message chat ran
-  // several, and they were a third of its time. GOGC=400 lets the heap grow
-  // to five times what is live (about 20 MB of wasm memory for that chat,
-  // from 8) before the next (docs/architecture.md, "Go's collector").
+  // A page's live Go heap is small, so at Go's default pace a collection
+  // runs every 4 MB allocated: opening a 10,000-message chat ran several,
+  // about a fifth of its profile. GOGC=400 lets the heap grow to five times
+  // what is live (about 20 MB of wasm memory for that chat, from 8) before
+  // the next (docs/architecture.md, "Load and the collector").
   go.env = { ...go.env, GOGC: '400' };
   const instance = await WebAssembly.instantiate(await compiled, go.importObject);
   const core = new Core(instance);
