@@ -1,7 +1,7 @@
 package editops
 
 import (
-	"sync"
+	"sync/atomic"
 
 	"tavern-core/jsvalue"
 )
@@ -29,14 +29,16 @@ const (
 
 func newMatcher(p []uint16) matcher { return matcher{p: p} }
 
-// skipTables recycles bigram tables: a context_replace per patch entry would
-// otherwise allocate one per entry.
-var skipTables = sync.Pool{New: func() any { return new([1 << bigramBits]uint8) }}
+// spareTable keeps one bigram table for the next long scan: a
+// context_replace per patch entry would otherwise allocate one per entry.
+// One spare is all a single-threaded page needs, and an atomic swap instead
+// of a sync.Pool keeps the Pool's ~10 KB of code out of the browser module.
+var spareTable atomic.Pointer[[1 << bigramBits]uint8]
 
 // release returns the table; the matcher must not be used afterwards.
 func (mt *matcher) release() {
 	if mt.skip != nil {
-		skipTables.Put(mt.skip)
+		spareTable.Store(mt.skip)
 		mt.skip = nil
 	}
 }
@@ -49,7 +51,9 @@ func (mt *matcher) table() {
 	p := mt.p
 	m := len(p)
 	maxShift := min(m-1, 0xFF)
-	mt.skip = skipTables.Get().(*[1 << bigramBits]uint8)
+	if mt.skip = spareTable.Swap(nil); mt.skip == nil {
+		mt.skip = new([1 << bigramBits]uint8)
+	}
 	for i := range mt.skip {
 		mt.skip[i] = uint8(maxShift)
 	}
