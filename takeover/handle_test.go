@@ -775,3 +775,21 @@ func TestT38_SetTimeoutThatThrows(t *testing.T) {
 	w.settle(h, Committed)
 	wantCalls(t, r, [2]string{"b", ""}, [2]string{"c", ""})
 }
+
+// T65 lists in creation order whatever the table order; sortBySeq must
+// order any permutation, including lengths that are not powers of two.
+func TestT65SortBySeqOrdersAnyPermutation(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 3, 5, 8, 13, 100, 1025} {
+		hs := make([]*Handle, n)
+		for i := range hs {
+			hs[i] = &Handle{seq: uint64((i*7919 + 13) % (n + 1) * 3)}
+		}
+		// distinct seqs: i*7919 mod (n+1) is a permutation when gcd(7919, n+1) = 1
+		sortBySeq(hs)
+		for i := 1; i < n; i++ {
+			if hs[i-1].seq >= hs[i].seq {
+				t.Fatalf("n=%d: seq %d before %d at %d", n, hs[i-1].seq, hs[i].seq, i)
+			}
+		}
+	}
+}
