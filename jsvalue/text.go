@@ -18,6 +18,8 @@ func U(s string) []uint16 {
 }
 
 // Cat concatenates pieces of text into a new slice.
+//
+//go:noinline
 func Cat(parts ...[]uint16) []uint16 {
 	n := 0
 	for _, p := range parts {
@@ -32,6 +34,8 @@ func Cat(parts ...[]uint16) []uint16 {
 
 // GoString decodes code units for Go-side use (logs, test output). Lone
 // surrogates become U+FFFD, so never send the result back to JS.
+//
+//go:noinline
 func GoString(u []uint16) string { return string(utf16.Decode(u)) }
 
 // Equal compares code units exactly.
@@ -48,6 +52,8 @@ func Equal(a, b []uint16) bool {
 }
 
 // HasPrefix reports whether s starts with p, by code unit.
+//
+//go:noinline
 func HasPrefix(s, p []uint16) bool { return len(s) >= len(p) && Equal(s[:len(p)], p) }
 
 // Index is String.prototype.indexOf(sub, from) by code unit; -1 when absent.

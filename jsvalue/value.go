@@ -46,6 +46,8 @@ type Obj struct {
 }
 
 // Set appends or replaces a key, keeping first-insertion order as JS does.
+//
+//go:noinline
 func (o *Obj) Set(key string, v Value) *Obj {
 	for i, k := range o.Keys {
 		if k == key {
@@ -72,12 +74,14 @@ func (o *Obj) Get(key string) (Value, bool) {
 }
 
 // Constructors.
-func Undef() Value                   { return Value{Kind: Undefined} }
-func NullValue() Value               { return Value{Kind: Null} }
-func Num(f float64) Value            { return Value{Kind: Number, Num: f} }
-func Int(i int) Value                { return Value{Kind: Number, Num: float64(i)} }
-func Bool(b bool) Value              { return Value{Kind: Boolean, Bool: b} }
-func Str(u []uint16) Value           { return Value{Kind: String, Str: u} }
+func Undef() Value         { return Value{Kind: Undefined} }
+func NullValue() Value     { return Value{Kind: Null} }
+func Num(f float64) Value  { return Value{Kind: Number, Num: f} }
+func Int(i int) Value      { return Value{Kind: Number, Num: float64(i)} }
+func Bool(b bool) Value    { return Value{Kind: Boolean, Bool: b} }
+func Str(u []uint16) Value { return Value{Kind: String, Str: u} }
+
+//go:noinline
 func ASCII(s string) Value           { return Value{Kind: String, Str: U(s)} }
 func ObjValue(o *Obj) Value          { return Value{Kind: Object, Obj: o} }
 func NewObj() *Obj                   { return &Obj{} }

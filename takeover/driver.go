@@ -237,6 +237,7 @@ func (d *Driver) Dispatch() *Dispatch { return d.dispatch }
 
 func (d *Driver) has(f HostFn) bool { return d.desc.Members[f] == jsvalue.Function }
 
+//go:noinline
 func logFor(step string) []uint16 { return jsvalue.U("[takeover] " + step + " failed") }
 
 func (d *Driver) call(f HostFn, await bool, store Store, args ...Arg) Action {

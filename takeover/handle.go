@@ -152,10 +152,12 @@ func (h *Handle) outcome() Outcome {
 	return Outcome{h.state, Text, Reasoning}
 }
 
+//go:noinline
 func typeErr(msg string, v jsvalue.Value) *apierr.Error {
 	return apierr.New(apierr.TakeoverError, "invalid_argument", msg+v.TypeOf())
 }
 
+//go:noinline
 func settledErr(s State) *apierr.Error {
 	return apierr.New(apierr.TakeoverError, "editor_"+s.String(), "editor "+s.String()+"; mutation rejected")
 }

@@ -29,4 +29,5 @@ func checkString(p string, v jsvalue.Value) *apierr.Error {
 	return invalid(ReasonNotAString, typeofMsg(p+" requires a string, got ", v))
 }
 
+//go:noinline
 func itoa(i int) string { return strconv.Itoa(i) }

@@ -25,10 +25,13 @@ const (
 )
 
 // invalid builds an invalid_offset error whose details start with reason.
+//
+//go:noinline
 func invalid(reason string, msg []uint16) *apierr.Error {
 	return apierr.NewU(apierr.EditorOpsError, CodeInvalidOffset, msg).With("reason", jsvalue.ASCII(reason))
 }
 
+//go:noinline
 func typeofMsg(prefix string, v jsvalue.Value) []uint16 {
 	return jsvalue.U(prefix + v.TypeOf())
 }
