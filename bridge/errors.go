@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"runtime"
-	"strings"
 
 	"tavern-core/apierr"
 	"tavern-core/jsvalue"
@@ -53,8 +52,13 @@ func Internal(r any) *apierr.Error {
 	// runtime.Stack, not runtime/debug: that package links fmt, os and time.
 	b := make([]byte, 4096)
 	stack := string(b[:runtime.Stack(b, false)])
-	if i := strings.Index(stack, "panic("); i >= 0 {
-		stack = stack[i:]
+	// By hand, not strings.Index: the strings package's import alone links
+	// the unicode package's init into the browser module.
+	for i := 0; i+len("panic(") <= len(stack); i++ {
+		if stack[i:i+len("panic(")] == "panic(" {
+			stack = stack[i:]
+			break
+		}
 	}
 	if len(stack) > 1500 {
 		stack = stack[:1500]

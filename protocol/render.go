@@ -1,13 +1,10 @@
 package protocol
 
-import (
-	"strconv"
-	"strings"
-)
+import "strconv"
 
 // JS renders js/protocol.js.
 func JS() string {
-	var b strings.Builder
+	var b builder
 	b.WriteString("// Generated from tavern-core/protocol by `go test ./protocol -update`: do not edit.\n")
 	b.WriteString("// Every number Go and JavaScript agree on at the bridge has its one source there.\n")
 	for _, g := range Groups() {
@@ -26,8 +23,15 @@ func JS() string {
 		}
 		b.WriteString("});\n")
 	}
-	return b.String()
+	return string(b)
 }
+
+// builder is a strings.Builder without the strings package, whose
+// import alone would link the unicode package's init into the browser
+// module.
+type builder []byte
+
+func (b *builder) WriteString(s string) { *b = append(*b, s...) }
 
 // key quotes a name JavaScript would not accept bare (none today: typeof
 // names are identifiers too).
