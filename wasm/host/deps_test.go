@@ -30,5 +30,10 @@ func TestBrowserBinaryLinksNoHostPackages(t *testing.T) {
 			dep == "tavern-core/sessionlog" || strings.HasPrefix(dep, "tavern-core/sessionlog/") {
 			t.Errorf("the browser binary links %s; it belongs in wasm/host only", dep)
 		}
+		// Size (docs/architecture.md, "Size"): strings' import alone links
+		// the unicode package's init, fmt and sort link far more.
+		if dep == "strings" || dep == "unicode" || dep == "fmt" || dep == "sort" {
+			t.Errorf("the browser binary links %s; docs/architecture.md \"Size\" says why it should not", dep)
+		}
 	}
 }
