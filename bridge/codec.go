@@ -160,33 +160,34 @@ func (e *Encoder) Value(v jsvalue.Value) {
 		e.u32(uint32(v.Ref))
 		return
 	}
+	// One append for the one-unit tags: each inlined append is a few
+	// hundred bytes of the browser module.
+	tag := uint16(TagUndefined)
 	switch v.Kind {
-	case jsvalue.Undefined:
-		e.unit(TagUndefined)
 	case jsvalue.Null:
-		e.unit(TagNull)
+		tag = TagNull
 	case jsvalue.Boolean:
+		tag = TagFalse
 		if v.Bool {
-			e.unit(TagTrue)
-		} else {
-			e.unit(TagFalse)
+			tag = TagTrue
 		}
 	case jsvalue.Number:
 		e.unit(TagNumber)
 		e.F64(v.Num)
+		return
 	case jsvalue.String:
 		e.unit(TagString)
 		e.u32(0)
 		e.Units(v.Str)
+		return
 	case jsvalue.Object:
-		if v.Obj == nil {
-			e.unit(TagNull)
+		if v.Obj != nil {
+			e.Record(v.Obj)
 			return
 		}
-		e.Record(v.Obj)
-	default:
-		e.unit(TagUndefined)
+		tag = TagNull
 	}
+	e.unit(tag)
 }
 
 // Record writes an ordered object.
