@@ -41,6 +41,11 @@ type ProcessorCallbacks interface {
 	// The object is the request's (req non-zero, NewRequest) or the one at
 	// mesid now.
 	Version(msg MessageID, mesid int, req Signal) (string, *JSValue)
+	// CurrentVersion is C125's last test (the object msg is still at mesid
+	// in chat[]; a throw of getMessages means it is not) and, only when it
+	// holds, C121's version of the request's object: one crossing where a
+	// settling layer needs both (C119).
+	CurrentVersion(msg MessageID, mesid int, req Signal) (current bool, ver string, thrown *JSValue)
 	// NewRequest creates a request's AbortController and holds its message
 	// object for the processors (C116) until ReleaseSignal.
 	NewRequest(msg MessageID, mesid int) Signal
@@ -130,7 +135,11 @@ type waiter struct {
 }
 
 type processorState struct {
-	cache     map[MessageID]*request
+	cache map[MessageID]*request
+	// known is a request whose currency (knownCur) the settling layer has
+	// just read, with no JS run since: finish reuses it (C125).
+	known     *request
+	knownCur  bool
 	queue     []*request // waiting for their turn, start order (C120)
 	running   *request   // the request whose chain holds the queue
 	tokens    map[Token]*layer
@@ -378,8 +387,14 @@ func (h *Host) ProcessorDone(token Token, v Value) {
 		return
 	}
 	req := l.req
-	if h.current(req) {
-		ver, thrown := h.pcb().Version(req.msg, req.mesid, req.signal)
+	cur, ver, thrown := false, "", (*JSValue)(nil)
+	if h.currentHere(req) {
+		cur, ver, thrown = h.pcb().CurrentVersion(req.msg, req.mesid, req.signal)
+	}
+	// No JS runs between this read and the outermost layer's finish.
+	h.proc.known, h.proc.knownCur = req, cur
+	defer func() { h.proc.known = nil }()
+	if cur {
 		if thrown != nil {
 			h.layerFailed(l, thrown)
 			return
@@ -430,11 +445,16 @@ func (h *Host) settleLayer(l *layer, html string, err error) {
 // current is C125: not aborted, still the cache entry, and the same object
 // still at its mesid in chat[].
 func (h *Host) current(req *request) bool {
-	if req.aborted || h.disposed || h.proc.cache[req.msg] != req {
+	if !h.currentHere(req) {
 		return false
 	}
 	id, thrown := h.js.MessageAt(req.mesid)
 	return thrown == nil && id == req.msg
+}
+
+// currentHere is the part of current that Go knows without asking chat[].
+func (h *Host) currentHere(req *request) bool {
+	return !req.aborted && !h.disposed && h.proc.cache[req.msg] == req
 }
 
 // finish settles a request (C125–C127): a current success is stored and,
@@ -449,7 +469,13 @@ func (h *Host) finish(req *request, html string, err error) {
 	if p.running == req {
 		p.running = nil
 	}
-	cur := h.current(req)
+	var cur bool
+	if p.known == req {
+		cur = p.knownCur && h.currentHere(req)
+		p.known = nil
+	} else {
+		cur = h.current(req)
+	}
 	switch {
 	case !cur:
 		err = nil // C126: dropped, never written, never rejects

@@ -39,6 +39,13 @@ func (j *fakeJS) NewRequest(MessageID, int) Signal { return j.NewSignal() }
 func (j *fakeJS) Version(msg MessageID, _ int, _ Signal) (string, *JSValue) {
 	return `["` + j.msg(msg).mes + `",0]`, nil
 }
+func (j *fakeJS) CurrentVersion(msg MessageID, mesid int, req Signal) (bool, string, *JSValue) {
+	if id, _ := j.MessageAt(mesid); id != msg {
+		return false, "", nil
+	}
+	ver, thrown := j.Version(msg, mesid, req)
+	return true, ver, thrown
+}
 func (j *fakeJS) CallProcessor(tok Token, prep Ref, msg MessageID, mesid int, s Signal) {
 	c := &pcall{token: tok, id: j.pc.ids[prep], msg: msg, mesid: mesid, signal: s}
 	j.pc.calls = append(j.pc.calls, c)

@@ -59,6 +59,10 @@ func (s *syncJS) Version(msg MessageID, mesid int, req Signal) (string, *JSValue
 	s.doc.Sync()
 	return s.pc.Version(msg, mesid, req)
 }
+func (s *syncJS) CurrentVersion(msg MessageID, mesid int, req Signal) (bool, string, *JSValue) {
+	s.doc.Sync()
+	return s.pc.CurrentVersion(msg, mesid, req)
+}
 func (s *syncJS) NewRequest(msg MessageID, mesid int) Signal { return s.pc.NewRequest(msg, mesid) }
 func (s *syncJS) CallProcessor(token Token, prepare Ref, msg MessageID, mesid int, signal Signal) {
 	s.doc.Sync()

@@ -233,11 +233,22 @@ fx.onFault = (h, err) => {
 // ---- content processors (C113–C131) ----
 // C121: the facade computes the version; Go only compares.
 // The object is the request's (req, held by newRequest) or the one at mesid.
+const versionOf = (m) => JSON.stringify([m.mes, m.swipe_id ?? 0, m.extra?.display_text, m.name, m.is_user, m.is_system, m.role]);
 fx.version = (h, id, mesid, req) => {
   try {
     const m = req ? requests.get(req) : messageOf(hosts.get(h), id, mesid);
-    return core.writeStr(JSON.stringify([m.mes, m.swipe_id ?? 0, m.extra?.display_text, m.name, m.is_user, m.is_system, m.role]));
+    return core.writeStr(versionOf(m));
   } catch (e) { recordThrow(e); return -1; }
+};
+// C125's "same object at mesid" (messageAt) and, when it holds, the
+// request's version, in one crossing: -2 when it does not hold (a throw of
+// getMessages included, as Go's current() treats it).
+fx.currentVersion = (h, id, mesid, req) => {
+  try {
+    const m = hosts.get(h).getMessages.call(undefined)[mesid];
+    if (!isObject(m) || idOf(m) !== id) return -2;
+  } catch { return -2; }
+  try { return core.writeStr(versionOf(requests.get(req))); } catch (e) { recordThrow(e); return -1; }
 };
 // A processor request: its AbortController, holding its message object for
 // the processors (C116) until Go releases the signal.

@@ -138,6 +138,19 @@ func (c *surfaceCallbacks) Version(msg chatsurface.MessageID, mesid int, req cha
 	return jsvalue.WTF8(bridge.Buf()[:n]), nil
 }
 
+// CurrentVersion: -2 when another object (or none) is at mesid, else as
+// Version.
+func (c *surfaceCallbacks) CurrentVersion(msg chatsurface.MessageID, mesid int, req chatsurface.Signal) (bool, string, *chatsurface.JSValue) {
+	n := c.e.call("currentVersion", c.host, int(msg), mesid, int(req)).Int()
+	switch {
+	case n == -2:
+		return false, "", nil
+	case n < 0:
+		return true, "", c.e.takeThrown()
+	}
+	return true, jsvalue.WTF8(bridge.Buf()[:n]), nil
+}
+
 func (c *surfaceCallbacks) NewRequest(msg chatsurface.MessageID, mesid int) chatsurface.Signal {
 	return chatsurface.Signal(c.e.call("newRequest", c.host, int(msg), mesid).Int())
 }
