@@ -116,6 +116,9 @@ type Batch struct {
 	cmd   []uint16
 	reads []readSpec
 	res   []result
+	// seen: the batch holds an op other than DomRelease, one that JS
+	// could observe (Doc.syncForJS).
+	seen bool
 }
 
 type readKind uint8
@@ -161,7 +164,10 @@ type Child struct {
 type Read int
 
 //go:noinline
-func (b *Batch) op(code uint16) { b.cmd = append(b.cmd, code) }
+func (b *Batch) op(code uint16) {
+	b.cmd = append(b.cmd, code)
+	b.seen = b.seen || code != DomRelease
+}
 
 //go:noinline
 func (b *Batch) unit(u uint16) { b.cmd = append(b.cmd, u) }

@@ -28,9 +28,18 @@ func (d *Doc) Sync() {
 	}
 	out, thrown := d.dom.Apply(d.b.cmd)
 	d.b.decode(out) // the results stay for the accessors until the next batch
-	d.b.cmd, d.b.reads = d.b.cmd[:0], d.b.reads[:0]
+	d.b.cmd, d.b.reads, d.b.seen = d.b.cmd[:0], d.b.reads[:0], false
 	if thrown != nil && d.failed != nil {
 		d.failed(thrown)
+	}
+}
+
+// syncForJS is Sync before a call out to JavaScript, except for a batch of
+// releases only: no JS can observe a dropped node id, so those ride with
+// the next batch (at the latest the export's own Sync).
+func (d *Doc) syncForJS() {
+	if d.b.seen {
+		d.Sync()
 	}
 }
 

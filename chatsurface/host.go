@@ -276,12 +276,26 @@ func (h *Host) projectionOK(children []Child) error {
 
 // identityOK is the DOM part of C53 and C67: r's root is a direct child of
 // the surface root with its mesid, and its first .mes_text is the content.
-func (h *Host) identityOK(r *residency) bool {
+func (h *Host) identityOK(r *residency) bool { return h.identityHolds(h.queueIdentity(r)) }
+
+// identity holds identityOK's queued reads of one residency.
+type identity struct {
+	r       *residency
+	n, a, q Read
+}
+
+func (h *Host) queueIdentity(r *residency) identity {
 	d := h.doc
-	n, a, q := d.QNode(r.root), d.QAttr(r.root, NameMesid), d.QQuery(r.root, SelMesText)
+	return identity{r, d.QNode(r.root), d.QAttr(r.root, NameMesid), d.QQuery(r.root, SelMesText)}
+}
+
+// identityHolds applies the batch holding id's reads, unless it was
+// applied already, and checks them.
+func (h *Host) identityHolds(id identity) bool {
+	d := h.doc
 	d.Sync()
-	v, ok := d.AttrOf(a)
-	return d.NodeOf(n) == h.root && ok && isDecimal(v, r.mesid) && d.NodeOf(q) == r.content
+	v, ok := d.AttrOf(id.a)
+	return d.NodeOf(id.n) == h.root && ok && isDecimal(v, id.r.mesid) && d.NodeOf(id.q) == id.r.content
 }
 
 // isDecimal reports s == String(n) for n ≥ 0, without building the string.

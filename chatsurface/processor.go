@@ -505,6 +505,13 @@ func (h *Host) contentCommit(r *residency, req *request) error {
 	if h.fault != nil || h.disposed {
 		return nil
 	}
+	// In managed mode no JS runs between C112a's check of the root's
+	// children (C79) and this identity check, so its reads share that batch;
+	// static mode's C101 absorption may close leases in between.
+	var pre identity
+	if h.managed {
+		pre = h.queueIdentity(r)
+	}
 	if err := h.begin(LabelContentCommit, true); err != nil {
 		return err
 	}
@@ -512,7 +519,10 @@ func (h *Host) contentCommit(r *residency, req *request) error {
 	if h.residencyAt(r.mesid) != r { // removed by foreign code (C101)
 		return nil
 	}
-	if !h.identityOK(r) {
+	if pre.r == nil {
+		pre = h.queueIdentity(r)
+	}
+	if !h.identityHolds(pre) {
 		return h.fail(newError(CodeOwnership, "ChatSurface message "+itoa(r.mesid)+" DOM identity changed during content reconciliation"))
 	}
 	return h.swapContent(r, h.stage(r, "", prepared{ready: true, cached: true, result: req.result}, false))

@@ -2,7 +2,8 @@ package chatsurface
 
 // syncJS is the host's view of the bridge: every call out to JavaScript
 // first applies the pending DOM batch, so hooks, processors, host callbacks
-// and the host's scheduler always see the DOM the core has decided.
+// and the host's scheduler always see the DOM the core has decided (a batch
+// of node-id releases only waits for the next one: Doc.syncForJS).
 type syncJS struct {
 	doc *Doc
 	js  Callbacks
@@ -16,31 +17,31 @@ func newSyncJS(doc *Doc, js Callbacks) *syncJS {
 }
 
 func (s *syncJS) PrepareContent(hook Ref, mesid int, content Node, claims ClaimsID) (Return, *JSValue) {
-	s.doc.Sync()
+	s.doc.syncForJS()
 	return s.js.PrepareContent(hook, mesid, content, claims)
 }
 func (s *syncJS) Connected(hook Ref, mesid int, element, content Node, signal Signal) (Return, *JSValue) {
-	s.doc.Sync()
+	s.doc.syncForJS()
 	return s.js.Connected(hook, mesid, element, content, signal)
 }
 func (s *syncJS) Activate(fn Ref, source Node, mesid int, element, content Node, signal Signal) (Return, *JSValue) {
-	s.doc.Sync()
+	s.doc.syncForJS()
 	return s.js.Activate(fn, source, mesid, element, content, signal)
 }
-func (s *syncJS) Dispose(d Ref) (Return, *JSValue) { s.doc.Sync(); return s.js.Dispose(d) }
+func (s *syncJS) Dispose(d Ref) (Return, *JSValue) { s.doc.syncForJS(); return s.js.Dispose(d) }
 func (s *syncJS) Release(r Ref)                    { s.js.Release(r) }
-func (s *syncJS) Messages() Pass                   { s.doc.Sync(); return s.js.Messages() }
+func (s *syncJS) Messages() Pass                   { s.doc.syncForJS(); return s.js.Messages() }
 func (s *syncJS) MessageAt(i int) (MessageID, *JSValue) {
-	s.doc.Sync()
+	s.doc.syncForJS()
 	return s.js.MessageAt(i)
 }
-func (s *syncJS) Count() (int, *JSValue) { s.doc.Sync(); return s.js.Count() }
+func (s *syncJS) Count() (int, *JSValue) { s.doc.syncForJS(); return s.js.Count() }
 func (s *syncJS) Materialize(msg MessageID, mesid int, html bool) (Materialized, *JSValue) {
-	s.doc.Sync()
+	s.doc.syncForJS()
 	return s.js.Materialize(msg, mesid, html)
 }
 func (s *syncJS) FormatMessage(msg MessageID, mesid int) (string, *JSValue) {
-	s.doc.Sync()
+	s.doc.syncForJS()
 	return s.js.FormatMessage(msg, mesid)
 }
 
@@ -48,33 +49,33 @@ func (s *syncJS) FormatMessage(msg MessageID, mesid int) (string, *JSValue) {
 // listeners, so these sync too.
 func (s *syncJS) NewSignal() Signal { return s.js.NewSignal() }
 func (s *syncJS) Abort(sig Signal, reason string) {
-	s.doc.Sync()
+	s.doc.syncForJS()
 	s.js.Abort(sig, reason)
 }
 func (s *syncJS) ReleaseSignal(sig Signal) { s.js.ReleaseSignal(sig) }
-func (s *syncJS) OnFault(f error)          { s.doc.Sync(); s.js.OnFault(f) }
+func (s *syncJS) OnFault(f error)          { s.doc.syncForJS(); s.js.OnFault(f) }
 
 // ProcessorCallbacks.
 func (s *syncJS) Version(msg MessageID, mesid int, req Signal) (string, *JSValue) {
-	s.doc.Sync()
+	s.doc.syncForJS()
 	return s.pc.Version(msg, mesid, req)
 }
 func (s *syncJS) CurrentVersion(msg MessageID, mesid int, req Signal) (bool, string, *JSValue) {
-	s.doc.Sync()
+	s.doc.syncForJS()
 	return s.pc.CurrentVersion(msg, mesid, req)
 }
 func (s *syncJS) NewRequest(msg MessageID, mesid int) Signal { return s.pc.NewRequest(msg, mesid) }
 func (s *syncJS) CallProcessor(token Token, prepare Ref, msg MessageID, mesid int, signal Signal) {
-	s.doc.Sync()
+	s.doc.syncForJS()
 	s.pc.CallProcessor(token, prepare, msg, mesid, signal)
 }
 func (s *syncJS) SettleBase(token Token, html string, err error) {
-	s.doc.Sync()
+	s.doc.syncForJS()
 	s.pc.SettleBase(token, html, err)
 }
-func (s *syncJS) AbortRequest(sig Signal) { s.doc.Sync(); s.pc.AbortRequest(sig) }
+func (s *syncJS) AbortRequest(sig Signal) { s.doc.syncForJS(); s.pc.AbortRequest(sig) }
 func (s *syncJS) Settle(w Wait, emit bool, err error) {
-	s.doc.Sync()
+	s.doc.syncForJS()
 	s.pc.Settle(w, emit, err)
 }
 
@@ -84,7 +85,10 @@ type syncSched struct {
 	s   Scheduler
 }
 
-func (s syncSched) RequestFrame() (int, *JSValue)         { s.doc.Sync(); return s.s.RequestFrame() }
-func (s syncSched) CancelFrame(id int) *JSValue           { s.doc.Sync(); return s.s.CancelFrame(id) }
-func (s syncSched) SetTimeout(ms float64) (int, *JSValue) { s.doc.Sync(); return s.s.SetTimeout(ms) }
-func (s syncSched) ClearTimeout(id int) *JSValue          { s.doc.Sync(); return s.s.ClearTimeout(id) }
+func (s syncSched) RequestFrame() (int, *JSValue) { s.doc.syncForJS(); return s.s.RequestFrame() }
+func (s syncSched) CancelFrame(id int) *JSValue   { s.doc.syncForJS(); return s.s.CancelFrame(id) }
+func (s syncSched) SetTimeout(ms float64) (int, *JSValue) {
+	s.doc.syncForJS()
+	return s.s.SetTimeout(ms)
+}
+func (s syncSched) ClearTimeout(id int) *JSValue { s.doc.syncForJS(); return s.s.ClearTimeout(id) }
