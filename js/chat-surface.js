@@ -281,6 +281,7 @@ fx.callProcessor = (h, token, prepare, msg, mesid, sig) => {
     const first = core.ex.cs_render_base(h, token);
     if (first < 0) throw core.takeError({ internal: Error });
     if (first === 0) bases.delete(token);
+    else if (first > 1) settleInline(first - 1);
     return base;
   };
   let r;
@@ -289,7 +290,8 @@ fx.callProcessor = (h, token, prepare, msg, mesid, sig) => {
     (v) => {
       bases.delete(token);
       const s = typeof v === 'string';
-      processed(core.ex.cs_processor_done(h, token, kindOf(v), s ? core.writeStr(v) : 0));
+      const st = core.ex.cs_processor_done(h, token, kindOf(v), s ? core.writeStr(v) : 0);
+      if (st > 1) settleInline(st); else processed(st);
     },
     (e) => { bases.delete(token); recordThrow(e); processed(core.ex.cs_processor_failed(h, token)); },
   );
@@ -301,6 +303,17 @@ fx.settleBase = (token, isErr, v) => {
   bases.delete(token);
   if (isErr) b.reject(v); else b.resolve(core.string(core.ex.tc_buf(v), v));
 };
+// A fulfilment Go returned from the call instead (m units in its buffer:
+// the token, then the HTML).
+function settleInline(m) {
+  const addr = core.ex.tc_buf(m);
+  const u = core.read(addr, 2);
+  const token = u[0] | (u[1] << 16);
+  const b = bases.get(token);
+  if (b === undefined) return;
+  bases.delete(token);
+  b.resolve(core.string(addr + 4, m - 2));
+}
 // A contained panic in a processor's call into Go has faulted the host;
 // there is no caller to throw to, so its record is dropped.
 const processed = (st) => { if (st !== 0) core.ex.tc_err(); };

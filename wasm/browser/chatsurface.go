@@ -54,6 +54,7 @@ type surfaceEdge struct {
 	tombs map[tombKey]*surfaceHost
 
 	fns    map[string]js.Value // the facade's functions, by name (call)
+	inline inlineBase          // a base settlement the running processor call returns
 	memo   map[*chatsurface.Error]js.Value
 	thrown []chatsurface.Ref
 	depth  int
@@ -106,6 +107,9 @@ func newSurfaceEdge(fx js.Value) {
 // call invokes one of the facade's effect functions, looked up once (a
 // call by name would convert the name on every call).
 func (e *surfaceEdge) call(name string, args ...any) js.Value {
+	if e.inline.set {
+		e.flushInline() // it settles before anything else reaches JS
+	}
 	f, ok := e.fns[name]
 	if !ok {
 		f = e.fx.Get(name)

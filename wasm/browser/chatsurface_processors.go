@@ -80,22 +80,64 @@ func (e *surfaceEdge) finish(a bridge.Args) any {
 // The content processors' calls into Go run per layer of every request, so
 // they take the fast lane (no js.Value per call).
 
+// inlineBase is a renderBase Promise's fulfilment that the running
+// cs_render_base or cs_processor_done returns instead of calling
+// settleBase: the last layer's base (C117) and an inner layer's result for
+// the layer outside it (C115) are settled this way, one crossing fewer. Any
+// other call out to the facade first settles it the usual way (call), so
+// Promises still settle in the order Go settles them.
+type inlineBase struct {
+	on, set bool
+	token   chatsurface.Token
+	html    string
+}
+
+func (e *surfaceEdge) flushInline() {
+	b := e.inline
+	e.inline.set = false
+	e.call("settleBase", int(b.token), false, bridge.Write(units(b.html)))
+}
+
+// inlined runs f with inline settlement on and returns 2 + n when f left a
+// settlement: its token (two units) and its n units of HTML in the buffer.
+// Nested calls (a prepare that calls renderBase inside a Go call) keep
+// their own.
+func (e *surfaceEdge) inlined(f func()) int32 {
+	saved := e.inline
+	e.inline = inlineBase{on: true}
+	defer func() { e.inline = saved }()
+	f()
+	b := e.inline
+	if !b.set {
+		return 0
+	}
+	u := units(b.html)
+	out := bridge.Reserve(2 + len(u))
+	out[0], out[1] = uint16(uint32(b.token)), uint16(uint32(b.token)>>16)
+	copy(out[2:], u)
+	return 2 + int32(len(u))
+}
+
 // cs_render_base is renderBase() of processor call token on host (C115):
-// 1 when the facade must make the Promise, 0 for the one made before.
+// 1 when the facade must make the Promise, 0 for the one made before, and
+// 1 + m when it must also settle one (inlined: m is 2 + the units).
 //
 //go:wasmexport cs_render_base
 func csRenderBase(host, token int32) (st int32) {
 	defer bridge.Contain(&st)
-	surface.event(int(host), func(s *surfaceHost) {
-		if s.h.RenderBase(chatsurface.Token(token)) {
-			st = 1
-		}
+	made := false
+	m := surface.inlined(func() {
+		surface.event(int(host), func(s *surfaceHost) { made = s.h.RenderBase(chatsurface.Token(token)) })
 	})
+	if made {
+		st = 1 + m
+	}
 	return st
 }
 
 // cs_processor_done delivers prepare's fulfilment value for call token: its
-// kind (protocol KIND) and, for a string, its n units in the buffer.
+// kind (protocol KIND) and, for a string, its n units in the buffer. It
+// returns 0, or a settlement as inlined describes.
 //
 //go:wasmexport cs_processor_done
 func csProcessorDone(host, token, kind, n int32) (st int32) {
@@ -104,8 +146,9 @@ func csProcessorDone(host, token, kind, n int32) (st int32) {
 	if jsvalue.Kind(kind) == jsvalue.String {
 		v = chatsurface.Str(jsvalue.WTF8(bridge.Buf()[:n]))
 	}
-	surface.event(int(host), func(s *surfaceHost) { s.h.ProcessorDone(chatsurface.Token(token), v) })
-	return bridge.OK
+	return surface.inlined(func() {
+		surface.event(int(host), func(s *surfaceHost) { s.h.ProcessorDone(chatsurface.Token(token), v) })
+	})
 }
 
 // cs_processor_failed delivers prepare's rejection, which the facade
@@ -160,6 +203,10 @@ func (c *surfaceCallbacks) CallProcessor(token chatsurface.Token, prepare chatsu
 }
 
 func (c *surfaceCallbacks) SettleBase(token chatsurface.Token, html string, err error) {
+	if err == nil && c.e.inline.on && !c.e.inline.set {
+		c.e.inline = inlineBase{on: true, set: true, token: token, html: html}
+		return
+	}
 	if err != nil {
 		c.e.call("settleBase", int(token), true, c.e.jsError(err))
 		return
