@@ -393,25 +393,23 @@ func (h *Host) ProcessorDone(token Token, v Value) {
 	}
 	// No JS runs between this read and the outermost layer's finish.
 	h.proc.known, h.proc.knownCur = req, cur
-	defer func() { h.proc.known = nil }()
-	if cur {
-		if thrown != nil {
-			h.layerFailed(l, thrown)
-			return
-		}
-		if ver != req.version { // C119
-			h.layerFailed(l, newError(CodeProcessor, "ChatSurface content processor "+
-				h.page.processors[l.i].ID+" changed message "+itoa(req.mesid)+" after renderBase"))
-			return
-		}
+	switch {
+	case cur && thrown != nil:
+		h.layerFailed(l, thrown)
+	case cur && ver != req.version: // C119
+		h.layerFailed(l, newError(CodeProcessor, "ChatSurface content processor "+
+			h.page.processors[l.i].ID+" changed message "+itoa(req.mesid)+" after renderBase"))
+	default:
+		h.settleLayer(l, v.Str, nil)
 	}
-	h.settleLayer(l, v.Str, nil)
+	h.proc.known = nil
 }
 
 // ProcessorFailed delivers the rejection (or synchronous throw) of the
 // processor call token.
 func (h *Host) ProcessorFailed(token Token, thrown *JSValue) {
 	defer h.doc.Sync() // the batch this call queued reaches the DOM
+	h.proc.known = nil // only a panic can have left one
 	l := h.proc.tokens[token]
 	if l == nil || l.settled {
 		return

@@ -53,11 +53,14 @@ type surfaceEdge struct {
 	// keeping the tables flat over create/dispose cycles (issue 5).
 	tombs map[tombKey]*surfaceHost
 
-	fns    map[string]js.Value // the facade's functions, by name (call)
-	inline inlineBase          // a base settlement the running processor call returns
-	memo   map[*chatsurface.Error]js.Value
-	thrown []chatsurface.Ref
-	depth  int
+	fns map[string]js.Value // the facade's functions, by name (call)
+	// A base settlement the running processor call returns (flushInline).
+	inlineOn, inlineSet bool
+	inlineToken         chatsurface.Token
+	inlineHTML          string
+	memo                map[*chatsurface.Error]js.Value
+	thrown              []chatsurface.Ref
+	depth               int
 
 	// reqs holds the validated requirements of each running
 	// startChatSurfaceExtensions call (C133–C137), by call id.
@@ -107,7 +110,7 @@ func newSurfaceEdge(fx js.Value) {
 // call invokes one of the facade's effect functions, looked up once (a
 // call by name would convert the name on every call).
 func (e *surfaceEdge) call(name string, args ...any) js.Value {
-	if e.inline.set {
+	if e.inlineSet {
 		e.flushInline() // it settles before anything else reaches JS
 	}
 	f, ok := e.fns[name]

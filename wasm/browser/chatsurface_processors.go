@@ -80,75 +80,82 @@ func (e *surfaceEdge) finish(a bridge.Args) any {
 // The content processors' calls into Go run per layer of every request, so
 // they take the fast lane (no js.Value per call).
 
-// inlineBase is a renderBase Promise's fulfilment that the running
-// cs_render_base or cs_processor_done returns instead of calling
-// settleBase: the last layer's base (C117) and an inner layer's result for
-// the layer outside it (C115) are settled this way, one crossing fewer. Any
-// other call out to the facade first settles it the usual way (call), so
-// Promises still settle in the order Go settles them.
-type inlineBase struct {
-	on, set bool
-	token   chatsurface.Token
-	html    string
-}
-
+// A renderBase Promise's fulfilment can come back as the return value of
+// the running cs_render_base or cs_processor_done instead of a settleBase
+// call: the last layer's base (C117) and an inner layer's result for the
+// layer outside it (C115) settle this way, one crossing fewer. Any other
+// call out to the facade first settles it the usual way (call), so Promises
+// still settle in the order Go settles them.
 func (e *surfaceEdge) flushInline() {
-	b := e.inline
-	e.inline.set = false
-	e.call("settleBase", int(b.token), false, bridge.Write(units(b.html)))
+	e.inlineSet = false
+	e.call("settleBase", int(e.inlineToken), false, bridge.Write(units(e.inlineHTML)))
 }
 
-// inlined runs f with inline settlement on and returns 2 + n when f left a
-// settlement: its token (two units) and its n units of HTML in the buffer.
-// Nested calls (a prepare that calls renderBase inside a Go call) keep
-// their own.
-func (e *surfaceEdge) inlined(f func()) int32 {
-	saved := e.inline
-	e.inline = inlineBase{on: true}
-	defer func() { e.inline = saved }()
-	f()
-	b := e.inline
-	if !b.set {
+// startInline turns inline settlement on for one call into Go and returns
+// the caller's setting, which endInline restores: nested calls (a prepare
+// that calls renderBase inside a Go call) keep their own.
+func (e *surfaceEdge) startInline() bool {
+	if e.inlineSet {
+		e.flushInline()
+	}
+	on := e.inlineOn
+	e.inlineOn = true
+	return on
+}
+
+func (e *surfaceEdge) endInline(on bool) {
+	if e.inlineSet { // not returned (a contained panic): settle it anyway
+		e.flushInline()
+	}
+	e.inlineOn = on
+}
+
+// takeInline returns 0, or 2 + n when the call left a settlement: its token
+// (two units) and its n units of HTML in the buffer.
+func (e *surfaceEdge) takeInline() int32 {
+	if !e.inlineSet {
 		return 0
 	}
-	u := units(b.html)
+	e.inlineSet = false
+	u := units(e.inlineHTML)
 	out := bridge.Reserve(2 + len(u))
-	out[0], out[1] = uint16(uint32(b.token)), uint16(uint32(b.token)>>16)
+	out[0], out[1] = uint16(uint32(e.inlineToken)), uint16(uint32(e.inlineToken)>>16)
 	copy(out[2:], u)
 	return 2 + int32(len(u))
 }
 
 // cs_render_base is renderBase() of processor call token on host (C115):
 // 1 when the facade must make the Promise, 0 for the one made before, and
-// 1 + m when it must also settle one (inlined: m is 2 + the units).
+// 1 + m when it must also settle one (m as takeInline returns).
 //
 //go:wasmexport cs_render_base
 func csRenderBase(host, token int32) (st int32) {
 	defer bridge.Contain(&st)
+	e := surface
+	defer e.endInline(e.startInline())
 	made := false
-	m := surface.inlined(func() {
-		surface.event(int(host), func(s *surfaceHost) { made = s.h.RenderBase(chatsurface.Token(token)) })
-	})
+	e.event(int(host), func(s *surfaceHost) { made = s.h.RenderBase(chatsurface.Token(token)) })
 	if made {
-		st = 1 + m
+		st = 1 + e.takeInline()
 	}
 	return st
 }
 
 // cs_processor_done delivers prepare's fulfilment value for call token: its
 // kind (protocol KIND) and, for a string, its n units in the buffer. It
-// returns 0, or a settlement as inlined describes.
+// returns 0, or a settlement as takeInline describes.
 //
 //go:wasmexport cs_processor_done
 func csProcessorDone(host, token, kind, n int32) (st int32) {
 	defer bridge.Contain(&st)
+	e := surface
+	defer e.endInline(e.startInline())
 	v := chatsurface.Value{Kind: jsvalue.Object}
 	if jsvalue.Kind(kind) == jsvalue.String {
 		v = chatsurface.Str(jsvalue.WTF8(bridge.Buf()[:n]))
 	}
-	return surface.inlined(func() {
-		surface.event(int(host), func(s *surfaceHost) { s.h.ProcessorDone(chatsurface.Token(token), v) })
-	})
+	e.event(int(host), func(s *surfaceHost) { s.h.ProcessorDone(chatsurface.Token(token), v) })
+	return e.takeInline()
 }
 
 // cs_processor_failed delivers prepare's rejection, which the facade
@@ -174,7 +181,10 @@ func csProcessorFailed(host, token int32) (st int32) {
 
 // Version is C121's version, written into the buffer (-1: it threw).
 func (c *surfaceCallbacks) Version(msg chatsurface.MessageID, mesid int, req chatsurface.Signal) (string, *chatsurface.JSValue) {
-	n := c.e.call("version", c.host, int(msg), mesid, int(req)).Int()
+	return c.version(c.e.call("version", c.host, int(msg), mesid, int(req)).Int())
+}
+
+func (c *surfaceCallbacks) version(n int) (string, *chatsurface.JSValue) {
 	if n < 0 {
 		return "", c.e.takeThrown()
 	}
@@ -185,13 +195,11 @@ func (c *surfaceCallbacks) Version(msg chatsurface.MessageID, mesid int, req cha
 // Version.
 func (c *surfaceCallbacks) CurrentVersion(msg chatsurface.MessageID, mesid int, req chatsurface.Signal) (bool, string, *chatsurface.JSValue) {
 	n := c.e.call("currentVersion", c.host, int(msg), mesid, int(req)).Int()
-	switch {
-	case n == -2:
+	if n == -2 {
 		return false, "", nil
-	case n < 0:
-		return true, "", c.e.takeThrown()
 	}
-	return true, jsvalue.WTF8(bridge.Buf()[:n]), nil
+	v, thrown := c.version(n)
+	return true, v, thrown
 }
 
 func (c *surfaceCallbacks) NewRequest(msg chatsurface.MessageID, mesid int) chatsurface.Signal {
@@ -203,8 +211,8 @@ func (c *surfaceCallbacks) CallProcessor(token chatsurface.Token, prepare chatsu
 }
 
 func (c *surfaceCallbacks) SettleBase(token chatsurface.Token, html string, err error) {
-	if err == nil && c.e.inline.on && !c.e.inline.set {
-		c.e.inline = inlineBase{on: true, set: true, token: token, html: html}
+	if e := c.e; err == nil && e.inlineOn && !e.inlineSet {
+		e.inlineSet, e.inlineToken, e.inlineHTML = true, token, html
 		return
 	}
 	if err != nil {
