@@ -135,11 +135,7 @@ type waiter struct {
 }
 
 type processorState struct {
-	cache map[MessageID]*request
-	// known is a request whose currency (knownCur) the settling layer has
-	// just read, with no JS run since: finish reuses it (C125).
-	known     *request
-	knownCur  bool
+	cache     map[MessageID]*request
 	queue     []*request // waiting for their turn, start order (C120)
 	running   *request   // the request whose chain holds the queue
 	tokens    map[Token]*layer
@@ -391,8 +387,6 @@ func (h *Host) ProcessorDone(token Token, v Value) {
 	if h.currentHere(req) {
 		cur, ver, thrown = h.pcb().CurrentVersion(req.msg, req.mesid, req.signal)
 	}
-	// No JS runs between this read and the outermost layer's finish.
-	h.proc.known, h.proc.knownCur = req, cur
 	switch {
 	case cur && thrown != nil:
 		h.layerFailed(l, thrown)
@@ -402,14 +396,12 @@ func (h *Host) ProcessorDone(token Token, v Value) {
 	default:
 		h.settleLayer(l, v.Str, nil)
 	}
-	h.proc.known = nil
 }
 
 // ProcessorFailed delivers the rejection (or synchronous throw) of the
 // processor call token.
 func (h *Host) ProcessorFailed(token Token, thrown *JSValue) {
 	defer h.doc.Sync() // the batch this call queued reaches the DOM
-	h.proc.known = nil // only a panic can have left one
 	l := h.proc.tokens[token]
 	if l == nil || l.settled {
 		return
@@ -467,13 +459,7 @@ func (h *Host) finish(req *request, html string, err error) {
 	if p.running == req {
 		p.running = nil
 	}
-	var cur bool
-	if p.known == req {
-		cur = p.knownCur && h.currentHere(req)
-		p.known = nil
-	} else {
-		cur = h.current(req)
-	}
+	cur := h.current(req)
 	switch {
 	case !cur:
 		err = nil // C126: dropped, never written, never rejects

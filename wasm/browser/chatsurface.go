@@ -55,12 +55,12 @@ type surfaceEdge struct {
 
 	fns map[string]js.Value // the facade's functions, by name (call)
 	// A base settlement the running processor call returns (flushInline).
-	inlineOn, inlineSet bool
-	inlineToken         chatsurface.Token
-	inlineHTML          string
-	memo                map[*chatsurface.Error]js.Value
-	thrown              []chatsurface.Ref
-	depth               int
+	inlineSet   bool
+	inlineToken chatsurface.Token
+	inlineHTML  string
+	memo        map[*chatsurface.Error]js.Value
+	thrown      []chatsurface.Ref
+	depth       int
 
 	// reqs holds the validated requirements of each running
 	// startChatSurfaceExtensions call (C133–C137), by call id.

@@ -85,29 +85,12 @@ func (e *surfaceEdge) finish(a bridge.Args) any {
 // call: the last layer's base (C117) and an inner layer's result for the
 // layer outside it (C115) settle this way, one crossing fewer. Any other
 // call out to the facade first settles it the usual way (call), so Promises
-// still settle in the order Go settles them.
+// still settle in the order Go settles them. Only those two calls fulfil a
+// base (a rejection always calls settleBase); one a contained panic left is
+// settled at the start of the next.
 func (e *surfaceEdge) flushInline() {
 	e.inlineSet = false
 	e.call("settleBase", int(e.inlineToken), false, bridge.Write(units(e.inlineHTML)))
-}
-
-// startInline turns inline settlement on for one call into Go and returns
-// the caller's setting, which endInline restores: nested calls (a prepare
-// that calls renderBase inside a Go call) keep their own.
-func (e *surfaceEdge) startInline() bool {
-	if e.inlineSet {
-		e.flushInline()
-	}
-	on := e.inlineOn
-	e.inlineOn = true
-	return on
-}
-
-func (e *surfaceEdge) endInline(on bool) {
-	if e.inlineSet { // not returned (a contained panic): settle it anyway
-		e.flushInline()
-	}
-	e.inlineOn = on
 }
 
 // takeInline returns 0, or 2 + n when the call left a settlement: its token
@@ -132,7 +115,9 @@ func (e *surfaceEdge) takeInline() int32 {
 func csRenderBase(host, token int32) (st int32) {
 	defer bridge.Contain(&st)
 	e := surface
-	defer e.endInline(e.startInline())
+	if e.inlineSet { // left by a contained panic
+		e.flushInline()
+	}
 	made := false
 	e.event(int(host), func(s *surfaceHost) { made = s.h.RenderBase(chatsurface.Token(token)) })
 	if made {
@@ -149,7 +134,9 @@ func csRenderBase(host, token int32) (st int32) {
 func csProcessorDone(host, token, kind, n int32) (st int32) {
 	defer bridge.Contain(&st)
 	e := surface
-	defer e.endInline(e.startInline())
+	if e.inlineSet { // left by a contained panic
+		e.flushInline()
+	}
 	v := chatsurface.Value{Kind: jsvalue.Object}
 	if jsvalue.Kind(kind) == jsvalue.String {
 		v = chatsurface.Str(jsvalue.WTF8(bridge.Buf()[:n]))
@@ -211,7 +198,7 @@ func (c *surfaceCallbacks) CallProcessor(token chatsurface.Token, prepare chatsu
 }
 
 func (c *surfaceCallbacks) SettleBase(token chatsurface.Token, html string, err error) {
-	if e := c.e; err == nil && e.inlineOn && !e.inlineSet {
+	if e := c.e; err == nil && !e.inlineSet {
 		e.inlineSet, e.inlineToken, e.inlineHTML = true, token, html
 		return
 	}
