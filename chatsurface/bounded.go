@@ -565,8 +565,11 @@ func (b *bounded) gestureNotice() {
 	}
 	// While following, an offset at the live end is the browser clamping
 	// after the content shrank, not a gesture (C88 as changed): geometry
-	// follows it, following stays on.
-	if b.following && b.env.surfaceState() == StateSettled && atLiveEnd(v, 1.5) {
+	// follows it, following stays on. Nor is a move down: a user leaves the
+	// tail by scrolling up, and a view that moved further down while
+	// following was moved by layout (content that shrank, then grew again
+	// before the notification, leaves the offset short of the new end).
+	if b.following && b.env.surfaceState() == StateSettled && (atLiveEnd(v, 1.5) || s > b.lastS) {
 		b.lastS = s
 		b.scheduleGeometry()
 		return

@@ -101,6 +101,42 @@ func TestC88_ClampIsNotAGesture(t *testing.T) {
 	}
 }
 
+// C88 as changed: while following, content that shrank (the browser
+// clamps S) and grew again before the notification leaves S short of the
+// new end; S moved down from where the host left it, which no user does to
+// leave the tail. Seen in the real SillyTavern as runtime frames resized
+// right after an open.
+func TestC88_ShrinkThenGrowIsNotAGesture(t *testing.T) {
+	h := managedHarness(t, 100)
+	h.create()
+	h.open()
+	h.sch.flush()
+	end := h.dom.scrollHeight() - h.dom.height
+	tail := h.dom.n(h.host.MessageElement(99))
+	// The host left S somewhat above the end (its layout was short), then the
+	// browser moved it down; the live end is further still.
+	h.dom.SetScrollTop(0, end-200)
+	h.host.OnScroll() // a gesture up: not following any more
+	h.sch.fireTimers()
+	h.host.ScrollToEnd()
+	h.sch.flush()
+	if !h.host.Snapshot().FollowingTail {
+		t.Fatal("scrollToEnd follows")
+	}
+	before := h.dom.scroll
+	tail.size += 120 // grew after a clamp the host never saw
+	h.dom.scroll = before + 60
+	h.host.OnScroll()
+	s := h.host.Snapshot()
+	if s.State != StateSettled || !s.FollowingTail || len(h.sch.timers) != 0 {
+		t.Fatalf("a move down while following began a gesture: %s, following %v", s.State, s.FollowingTail)
+	}
+	h.sch.flush()
+	if math.Abs(h.dom.scroll-(h.dom.scrollHeight()-h.dom.height)) > 0.5 || !h.host.Snapshot().FollowingTail {
+		t.Fatal("the geometry commit that follows reaches the new end")
+	}
+}
+
 // C87 as changed: a gesture that ends at the live end follows, even when
 // the layout last written predates content that shrank.
 func TestC87_FollowingFromLiveMeasurements(t *testing.T) {
