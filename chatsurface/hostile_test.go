@@ -84,15 +84,7 @@ func TestC88_ClampIsNotAGesture(t *testing.T) {
 	tail := h.dom.n(h.host.MessageElement(99))
 	tail.size = 40 // the tail shrinks; the browser clamps S to the new end
 	h.dom.scroll = h.dom.scrollHeight() - h.dom.height
-	h.host.OnScroll()
-	s := h.host.Snapshot()
-	if s.State != StateSettled || !s.FollowingTail || len(h.sch.timers) != 0 {
-		t.Fatalf("a clamp began a gesture: %s, following %v", s.State, s.FollowingTail)
-	}
-	h.sch.flush()
-	if math.Abs(h.dom.scroll-(h.dom.scrollHeight()-h.dom.height)) > 0.5 || !h.host.Snapshot().FollowingTail {
-		t.Fatal("the geometry commit that follows keeps the end")
-	}
+	noGestureStillFollowing(t, h, "a clamp")
 	// A real gesture up is one.
 	h.dom.SetScrollTop(0, h.dom.scroll-300)
 	h.host.OnScroll()
@@ -126,14 +118,22 @@ func TestC88_ShrinkThenGrowIsNotAGesture(t *testing.T) {
 	before := h.dom.scroll
 	tail.size += 120 // grew after a clamp the host never saw
 	h.dom.scroll = before + 60
+	noGestureStillFollowing(t, h, "a move down while following")
+}
+
+// noGestureStillFollowing checks that the scroll notification just given
+// began no gesture, and that the geometry frame it scheduled reaches the
+// live end, still following.
+func noGestureStillFollowing(t *testing.T, h *harness, what string) {
+	t.Helper()
 	h.host.OnScroll()
 	s := h.host.Snapshot()
 	if s.State != StateSettled || !s.FollowingTail || len(h.sch.timers) != 0 {
-		t.Fatalf("a move down while following began a gesture: %s, following %v", s.State, s.FollowingTail)
+		t.Fatalf("%s began a gesture: %s, following %v", what, s.State, s.FollowingTail)
 	}
 	h.sch.flush()
 	if math.Abs(h.dom.scroll-(h.dom.scrollHeight()-h.dom.height)) > 0.5 || !h.host.Snapshot().FollowingTail {
-		t.Fatal("the geometry commit that follows reaches the new end")
+		t.Fatalf("after %s, the geometry commit that follows reaches the live end", what)
 	}
 }
 
