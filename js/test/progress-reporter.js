@@ -66,7 +66,8 @@ function progressReporter() {
             this.push(`${stamp} - skip ${title}: ${why}\n`);
           } else if (data.todo !== undefined) {
             counts.todo++;
-            this.push(`${stamp} - todo ${title}\n`);
+            const how = type === 'test:pass' ? 'passed' : `failed: ${String(data.details?.error?.cause?.message ?? data.details?.error?.message ?? '').split('\n')[0]}`;
+            this.push(`${stamp} - todo ${title} (${data.todo || 'todo'}): ${how}\n`);
           } else if (type === 'test:pass') {
             // Suites (describe) pass as a whole after their tests: count tests only.
             if (data.details?.type === 'suite') break;
