@@ -183,14 +183,9 @@ type staged struct {
 // stage is C51's step 2 for r: html is the host's formatted HTML and p the
 // content preparation's decision (step 3).
 func (h *Host) stage(r *residency, html string, p prepared, transient bool) staged {
-	s := staged{prepared: p.ready && !transient, html: html}
-	switch {
-	case transient:
-		s.busy = -1
-	case p.cached:
-		s.html, s.busy = p.result, -1
-	case !p.ready:
-		s.html, s.busy = "", 1 // pending (C124)
+	s := staged{prepared: p.ready && !transient, html: html, busy: -1}
+	if !transient {
+		s.html, s.busy = p.content(html)
 	}
 	if s.prepared && h.reg.preparers() > 0 {
 		d := h.doc
@@ -212,12 +207,7 @@ func (s staged) commitTo(d *Doc, content Node) {
 		return
 	}
 	d.SetHTML(content, s.html)
-	switch s.busy {
-	case -1:
-		d.RemoveAttr(content, NameAriaBusy)
-	case 1:
-		d.SetAttr(content, NameAriaBusy, "true")
-	}
+	setBusy(d, content, s.busy)
 }
 
 // swapContent is C51 steps 4–7 for new content s: prepareContent when it is

@@ -164,12 +164,31 @@ type prepared struct {
 // write makes node hold what p decided: a cached result without aria-busy,
 // or nothing with aria-busy="true" while pending; ready content is kept.
 func (p prepared) write(d *Doc, node Node) {
+	if html, busy := p.content(""); busy != 0 {
+		d.SetHTML(node, html)
+		setBusy(d, node, busy)
+	}
+}
+
+// content is what p makes of content whose formatted HTML is html: the
+// HTML to hold and its aria-busy (-1 removed, 1 "true", 0 kept, in which
+// case html is kept too).
+func (p prepared) content(html string) (string, int8) {
 	switch {
 	case p.cached:
-		d.SetHTML(node, p.result)
-		d.RemoveAttr(node, NameAriaBusy)
+		return p.result, -1
 	case !p.ready:
-		d.SetHTML(node, "")
+		return "", 1 // pending (C124)
+	}
+	return html, 0
+}
+
+// setBusy applies an aria-busy decision of content.
+func setBusy(d *Doc, node Node, busy int8) {
+	switch busy {
+	case -1:
+		d.RemoveAttr(node, NameAriaBusy)
+	case 1:
 		d.SetAttr(node, NameAriaBusy, "true")
 	}
 }
