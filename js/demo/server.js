@@ -69,6 +69,13 @@ function encodedBody(path, info, encoding) {
   return e.body;
 }
 
+/** Whether an If-None-Match header names this entity tag (weak comparison, RFC 9110 13.1.2). */
+function notModified(header, etag) {
+  if (typeof header !== 'string') return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
+}
+
 async function serveFile(req, res, path) {
   let info;
   try {
@@ -78,9 +85,19 @@ async function serveFile(req, res, path) {
   }
   if (!info?.isFile()) throw new HttpError(404, 'not found');
   const ext = extname(path);
-  const headers = { 'content-type': TYPES[ext] ?? 'application/octet-stream', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
+  // Files may be cached but are revalidated on every use (no-cache): a
+  // rebuilt file is never served stale, and an unchanged one is a 304, so
+  // a reload skips the download and Chromium reuses the compiled wasm it
+  // cached for that response (docs/architecture.md, "Load").
   const encoding = COMPRESSIBLE.has(ext) && info.size > 1024 ? pickEncoding(req.headers['accept-encoding']) : null;
+  const etag = `"${info.size.toString(36)}-${Math.trunc(info.mtimeMs).toString(36)}${encoding ? `-${encoding}` : ''}"`;
+  const headers = { 'content-type': TYPES[ext] ?? 'application/octet-stream', 'cache-control': 'no-cache', etag, 'x-content-type-options': 'nosniff' };
   if (COMPRESSIBLE.has(ext)) headers.vary = 'accept-encoding';
+  if (notModified(req.headers['if-none-match'], etag)) {
+    res.writeHead(304, headers);
+    res.end();
+    return;
+  }
   if (encoding) {
     const body = await encodedBody(path, info, encoding);
     res.writeHead(200, { ...headers, 'content-encoding': encoding, 'content-length': body.length });

@@ -172,6 +172,28 @@ test('demo server: .wasm and text are served compressed with the right headers',
   assert.match(r.headers['content-type'], /^text\/javascript/);
 });
 
+test('demo server: files are revalidated (no-cache + ETag) and an unchanged one is a 304', async (t) => {
+  const { port, authority } = await demo(t);
+  const br = { host: authority, 'accept-encoding': 'br' };
+  const r = await request(port, '/tavern-core.wasm', { headers: br });
+  assert.equal(r.headers['cache-control'], 'no-cache');
+  const etag = r.headers.etag;
+  assert.match(etag, /^"[^"]+"$/);
+  let again = await request(port, '/tavern-core.wasm', { headers: { ...br, 'if-none-match': etag } });
+  assert.equal(again.status, 304);
+  assert.equal(again.body.length, 0);
+  assert.equal(again.headers.etag, etag);
+  again = await request(port, '/tavern-core.wasm', { headers: { ...br, 'if-none-match': `"other", W/${etag}` } });
+  assert.equal(again.status, 304, 'a weak tag in a list matches');
+  // Another encoding is another entity: its tag differs, so a cached brotli
+  // body is never revalidated for a client that asked for gzip.
+  const gz = await request(port, '/tavern-core.wasm', { headers: { host: authority, 'accept-encoding': 'gzip', 'if-none-match': etag } });
+  assert.equal(gz.status, 200);
+  assert.notEqual(gz.headers.etag, etag);
+  const api = await request(port, '/api/chat', { headers: { host: authority } });
+  assert.equal(api.headers['cache-control'], 'no-store', 'the API is never cached');
+});
+
 test('demo server: a busy port says which port and how to pick another', async (t) => {
   const { port } = await demo(t);
   const child = spawn(process.execPath, [SERVER], { env: { ...process.env, PORT: String(port), DEMO_DATA: mkdtempSync(join(tmpdir(), 'tavern-demo-busy-')) }, stdio: ['ignore', 'pipe', 'pipe'] });
