@@ -18,7 +18,7 @@ GO_SOURCES := $(shell find . -name '*.go' -not -path './js/node_modules/*') go.m
 # instead of segfaulting Node (docs/architecture.md).
 STACK := ulimit -s 65536 2>/dev/null || ulimit -s unlimited 2>/dev/null || true
 
-.PHONY: pack all build wasm host-wasm dsh-plugin node_modules test test-go test-wasm test-js test-e2e test-sillytavern test-sillytavern-if-present sillytavern test-dsh vet bench bench-sillytavern size demo fuzz clean
+.PHONY: pack all build wasm browser host-wasm dsh-plugin node_modules test test-go test-wasm test-js test-e2e test-sillytavern test-sillytavern-if-present sillytavern test-dsh vet bench bench-sillytavern size demo fuzz clean
 
 all: build
 
@@ -37,6 +37,16 @@ $(HOST_WASM): $(GO_SOURCES)
 
 $(JS)/wasm_exec.js: $(GOROOT)/lib/wasm/wasm_exec.js
 	cp $< $@
+
+# The browser build (js/browser-build.js, esbuild): the public entry modules
+# and the one module they share, with the .wasm beside them. The demo pages
+# and the Chromium bench load it from js/dist/; the SillyTavern extension
+# ships it as lib/. Always rebuilt (well under a second), so it never lags
+# behind js/.
+BROWSER_DIST := $(JS)/dist
+browser: wasm node_modules
+	rm -rf $(BROWSER_DIST)
+	node $(JS)/browser-build.js $(BROWSER_DIST)
 
 # The DeepSeek Harness plugin package (dsh-plugin/): host half, browser half
 # and the tavern-core runtime they load, ready for `dsh plugin add`.
@@ -86,7 +96,7 @@ NODE_TEST := node --test --test-concurrency=1 --test-reporter=./test/progress-re
 test-js: wasm host-wasm node_modules
 	$(STACK); cd $(JS) && TEST_LABEL=js $(NODE_TEST) test/*.test.js
 
-test-e2e: wasm host-wasm node_modules
+test-e2e: browser host-wasm node_modules
 	$(STACK); cd $(JS) && TEST_LABEL=e2e $(NODE_TEST) e2e/*.test.js
 
 # The SillyTavern extension: copy dist/sillytavern/tavern-core/ to
@@ -99,14 +109,14 @@ ST_EXAMPLE := dist/sillytavern/html-runtime
 
 # Always reassembled (a copy, well under a second), so the folder never
 # lags behind js/ or sillytavern/.
-sillytavern: wasm
+sillytavern: wasm node_modules
 	rm -rf $(ST_DIST)
 	mkdir -p $(ST_DIST)
 	cp $(ST_EXT) $(ST_DIST)/
 	node docs/bundle.mjs sillytavern $(ST_DIST)
 	mkdir -p $(ST_DIST)/managed
 	cp sillytavern/managed/*.js $(ST_DIST)/managed/
-	node sillytavern/copy-lib.mjs $(JS) $(ST_DIST)
+	node $(JS)/browser-build.js $(ST_DIST)/lib
 	cp sillytavern/manifest.json $(ST_DIST)/manifest.json
 	rm -rf $(ST_EXAMPLE)
 	cp -r sillytavern/examples/html-runtime $(ST_EXAMPLE)
@@ -144,7 +154,7 @@ test-dsh: dsh-plugin node_modules
 # real-frontend parts the SillyTavern and DeepSeek Harness tarballs.
 test: vet test-go test-wasm test-js test-e2e test-sillytavern-if-present test-dsh
 
-bench: wasm host-wasm node_modules
+bench: browser host-wasm node_modules
 	$(STACK); cd $(JS) && node --expose-gc bench/run.js
 	$(STACK); cd $(JS) && node --expose-gc bench/chat-surface.js
 	$(STACK); cd $(JS) && node bench/chromium.js
@@ -165,7 +175,7 @@ size: wasm
 pack: wasm host-wasm
 	cd $(JS) && node pack.js ../dist/npm
 
-demo: wasm host-wasm node_modules
+demo: browser host-wasm node_modules
 	cd $(JS) && node demo/server.js
 
 # Every fuzz target in turn, FUZZTIME each (make fuzz FUZZTIME=5m): the
@@ -183,4 +193,5 @@ fuzz:
 
 clean:
 	rm -f $(WASM) $(HOST_WASM) $(JS)/wasm_exec.js
+	rm -rf $(BROWSER_DIST)
 	rm -rf dist

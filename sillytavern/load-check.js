@@ -6,8 +6,8 @@
 // the files the core needs are asked for once, and the ones that are not
 // there are named.
 
-/** The files under the extension folder that loading the core fetches first. */
-export const CORE_FILES = ['lib/tavern-core.wasm', 'lib/wasm_exec.js', 'lib/core.js', 'lib/chat-surface.js', 'lib/takeover-host.js'];
+/** The files under the extension folder that loading the core fetches first (lib/ is the browser build, js/browser-build.js). */
+export const CORE_FILES = ['lib/tavern-core.wasm', 'lib/wasm_exec.js', 'lib/tavern-core.js', 'lib/chat-surface.js', 'lib/takeover-host.js'];
 
 /**
  * @param {unknown} error what the load threw

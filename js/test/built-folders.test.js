@@ -61,7 +61,7 @@ test('load check: a missing lib/tavern-core.wasm is named, with the fix, and the
 });
 
 test('load check: several missing files are all named, in load order', async () => {
-  const e = await explainLoadFailure(browserError, { base, folder: 'tc', fetch: folder(['lib/core.js', 'lib/takeover-host.js']) });
+  const e = await explainLoadFailure(browserError, { base, folder: 'tc', fetch: folder(['lib/tavern-core.js', 'lib/takeover-host.js']) });
   assert.match(e.message, /^lib\/tavern-core\.wasm, lib\/wasm_exec\.js and lib\/chat-surface\.js are missing from extensions\/tc\/\. /);
 });
 
