@@ -4,7 +4,8 @@
 // of tavern-core's host without and with an iframe-mounting participant,
 // and of the plain-JS window (bench/plain-window.js) side by side; frames
 // over 50 ms; jumpToMessage; and load to first painted message (also with
-// the module requested before the page builds its chat). The page is
+// the module requested before the page builds its chat), cold (a fresh
+// profile) and on a warm reload of the same page. The page is
 // bench/chromium/surface.html, served by the demo server on 127.0.0.1.
 // Skipped (with a note) when Debian's chromium is missing.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -21,30 +22,50 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const FRAMES = Number(process.env.BENCH_FRAMES ?? 120);
 const { chromium } = await import('playwright-core');
 const { server, url } = await startDemoServer({ port: 0, dataDir: mkdtempSync(join(tmpdir(), 'tavern-bench-')) });
+const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+// Each configuration loads cold (the browser's HTTP cache and its cached
+// compiled code cleared first) and then again in the same tab (a warm
+// reload: 304s, V8's cached code for the scripts and, once V8 has cached
+// it, the compiled wasm).
 const profile = mkdtempSync(join(tmpdir(), 'tavern-bench-profile-'));
 const context = await chromium.launchPersistentContext(profile, {
-  executablePath: CHROMIUM, headless: true, viewport: { width: 1100, height: 900 },
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  executablePath: CHROMIUM, headless: true, viewport: { width: 1100, height: 900 }, args: ARGS,
 });
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[s.length >> 1]; };
+// The server compresses each file once per version; do that before timing.
+for (const f of ['dist/tavern-core.wasm', 'dist/tavern-core.js', 'dist/chat-surface.js']) await fetch(`${url}${f}`, { headers: { 'accept-encoding': 'br' } }).then((r) => r.arrayBuffer());
 try {
-  const run = async (query, loadOnly) => {
-    const page = await context.newPage();
+  const run = async (page, query, loadOnly) => {
     const errors = [];
-    page.on('pageerror', (e) => errors.push(e));
+    const onError = (e) => errors.push(e);
+    page.on('pageerror', onError);
     await page.goto(`${url}bench/chromium/surface.html?${query}`);
     await page.waitForSelector('body[data-ready=true]', { timeout: 60000 });
     const firstPaint = await page.waitForFunction(() => window.bench.firstPaint, null, { timeout: 60000 }).then((h) => h.jsonValue());
     const sweep = loadOnly ? null : await page.evaluate((n) => window.bench.sweep(n, 9), FRAMES);
     const jumps = loadOnly ? null : await page.evaluate(() => window.bench.jumps());
-    await page.close();
+    page.off('pageerror', onError);
     if (errors.length) throw errors[0];
     return { firstPaint, sweep, jumps };
   };
-  const configs = [['core', 'impl=core'], ['core+iframes', 'impl=core&participant=1'], ['plain', 'impl=plain'], ['core-early', 'impl=core&early=1', true]];
+  const configs = [['core', 'impl=core'], ['core+iframes', 'impl=core&participant=1'], ['plain', 'impl=plain'], ['core-early', 'impl=core&early=1', true], ['core-preload', 'impl=core&preload=1', true]];
   const results = Object.fromEntries(configs.map(([k]) => [k, []]));
-  for (let i = 0; i < RUNS; i++) for (const [k, q, loadOnly] of configs) results[k].push(await run(q, loadOnly));
+  { // The browser's own first-page costs are not the page's: one untimed load.
+    const page = await context.newPage();
+    await run(page, 'impl=plain', true);
+    await page.close();
+  }
+  for (let i = 0; i < RUNS; i++) {
+    for (const [k, q, loadOnly] of configs) {
+      const page = await context.newPage();
+      await (await context.newCDPSession(page)).send('Network.clearBrowserCache');
+      const cold = await run(page, q, loadOnly);
+      const warm = await run(page, q, true);
+      results[k].push({ ...cold, warmPaint: warm.firstPaint });
+      await page.close();
+    }
+  }
   const m = (k, f) => median(results[k].map(f));
   const ms = (x) => `${x.toFixed(2).padStart(7)} ms`;
   const row = (name, a, b) => console.log(`${name.padEnd(58)} core ${ms(a)}${b === undefined ? '' : `   plain ${ms(b)}   ratio ${(a / b).toFixed(2)}`}`);
@@ -56,8 +77,12 @@ try {
   console.log(`${'chromium: frames over 50 ms per sweep (core / +iframes / plain)'.padEnd(58)} ${m('core', (r) => r.sweep.longFrames)} / ${m('core+iframes', (r) => r.sweep.longFrames)} / ${m('plain', (r) => r.sweep.longFrames)} of ${FRAMES}`);
   row('chromium: jumpToMessage (median)', m('core', (r) => r.jumps.median));
   row('chromium: jumpToMessage with iframe participant (median)', m('core+iframes', (r) => r.jumps.median));
-  row('chromium: load to first painted message', m('core', (r) => r.firstPaint), m('plain', (r) => r.firstPaint));
-  row('chromium: load to first paint, module requested first', m('core-early', (r) => r.firstPaint), m('plain', (r) => r.firstPaint));
+  row('chromium: load to first painted message, cold', m('core', (r) => r.firstPaint), m('plain', (r) => r.firstPaint));
+  row('chromium: load to first painted message, warm reload', m('core', (r) => r.warmPaint), m('plain', (r) => r.warmPaint));
+  row('chromium: … module requested first, cold', m('core-early', (r) => r.firstPaint), m('plain', (r) => r.firstPaint));
+  row('chromium: … module requested first, warm reload', m('core-early', (r) => r.warmPaint), m('plain', (r) => r.warmPaint));
+  row('chromium: … module and wasm preloaded by the page, cold', m('core-preload', (r) => r.firstPaint), m('plain', (r) => r.firstPaint));
+  row('chromium: … module and wasm preloaded by the page, warm', m('core-preload', (r) => r.warmPaint), m('plain', (r) => r.warmPaint));
 } finally {
   await context.close();
   await new Promise((r) => server.close(r));

@@ -1,7 +1,7 @@
 // The message editor demo page: the host's stock transcript renderer (rows
 // from the demo host's transcript view, original text only) with the
 // tavern-core editor widget mounted on top of it.
-import { mountMessageEditor } from '../message-editor.js';
+import { mountMessageEditor } from '../dist/message-editor.js';
 
 const log = document.querySelector('#log');
 const streaming = document.querySelector('#streaming');

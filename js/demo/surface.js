@@ -15,7 +15,7 @@
 // only (C132 asks real processors not to create timers).
 //
 // window.demoSurface exposes the host and counters for the browser e2e test.
-import { installChatSurfaceApi, createChatSurfaceHost } from '../chat-surface.js';
+import { installChatSurfaceApi, createChatSurfaceHost } from '../dist/chat-surface.js';
 
 const RMAX = 8;
 const $ = (id) => document.getElementById(id);

@@ -12,7 +12,10 @@ const withParticipant = q.get('participant') === '1';
 // host that loads its extensions at start-up does (SillyTavern loads them
 // before it fetches a chat); the module's fetch and compile then overlap
 // the page's own work.
-const loading = impl === 'core' && q.get('early') === '1' ? import('../../chat-surface.js') : null;
+// The page loads the browser build (js/browser-build.js, `make browser`),
+// as the demo and the SillyTavern extension do.
+const MODULE = '../../dist/chat-surface.js';
+const loading = impl === 'core' && q.get('early') === '1' ? import(MODULE) : null;
 const root = document.getElementById('chat');
 
 const WORDS = 'the a tavern lantern rain road keeper map song ember quiet river north story cellar bell stranger candle wind harbor'.split(' ');
@@ -35,7 +38,7 @@ function materialize(m, mesid) {
 let view;
 if (impl === 'core') {
   // Loaded only here, so the plain page's load time has no module in it.
-  const { installChatSurfaceApi, createChatSurfaceHost } = await (loading ?? import('../../chat-surface.js'));
+  const { installChatSurfaceApi, createChatSurfaceHost } = await (loading ?? import(MODULE));
   const api = installChatSurfaceApi(window, { managed: true });
   if (withParticipant) {
     api.registerParticipant({
