@@ -66,7 +66,48 @@ type bounded struct {
 	// pin is the jump target as the anchor, with the offset the jump gave
 	// it, until its content settles or a gesture begins (C86 as changed:
 	// results of async processors landing around the target do not move it).
-	pin anchor
+	pin   anchor
+	first firstRead
+}
+
+// firstRead is a normal commit's first read (C90 steps 1–2: the live view
+// and the notified roots' boxes) queued ahead, with the batch that runs
+// right before the commit: a geometry frame's C112a check, or the scroll
+// write before a commit. No JavaScript runs between the two, so the commit
+// reads what it would have read itself, one crossing fewer.
+type firstRead struct {
+	ok    bool
+	at    uint32 // Doc.syncs when queued: answered by batch at+1
+	view  Read
+	dirty []*residency
+	boxes []sizeRead
+}
+
+// queueFirst queues a normal commit's first read with the pending batch.
+func (b *bounded) queueFirst() {
+	b.dropFirst()
+	b.first = firstRead{ok: true, at: b.doc.syncs, view: b.doc.QView(b.root)}
+	b.first.dirty, b.first.boxes = b.queueDirty()
+}
+
+// takeFirst is the read queued ahead, if the batch that answered it is the
+// last one applied; otherwise the commit reads afresh.
+func (b *bounded) takeFirst() (firstRead, bool) {
+	f := b.first
+	if f.ok && b.doc.syncs == f.at+1 {
+		b.first = firstRead{}
+		return f, true
+	}
+	b.dropFirst()
+	return firstRead{}, false
+}
+
+// dropFirst forgets an unused first read; its notified roots stay notified.
+func (b *bounded) dropFirst() {
+	for _, r := range b.first.dirty {
+		b.dirty[r.root] = true
+	}
+	b.first = firstRead{}
 }
 
 func newBounded(env boundedEnv, doc *Doc, root Node) bounded {
@@ -250,6 +291,17 @@ func (b *bounded) writeScroll(s float64) {
 	b.written = true
 }
 
+// writeScrollFirst is writeScroll before a normal commit: the commit's
+// first read rides with the read-back.
+func (b *bounded) writeScrollFirst(s float64) {
+	b.doc.SetScroll(b.root, s)
+	r := b.doc.QScroll(b.root)
+	b.queueFirst()
+	b.doc.Sync()
+	b.lastS = b.doc.F(r, 0)
+	b.written = true
+}
+
 // anchor is C86's captured anchor.
 type anchor struct {
 	ok     bool
@@ -403,17 +455,20 @@ const (
 func (b *bounded) normalCommit(kind commitKind, replace map[int]bool, suspended bool) error {
 	// Steps 1–2 in one read: the live S (for the anchor, before anything is
 	// updated), the metrics and the notified roots' boxes.
-	vr := b.doc.QView(b.root)
-	dirty, boxes := b.queueDirty()
-	b.doc.Sync()
-	v := b.doc.ViewOf(vr)
+	f, ok := b.takeFirst()
+	if !ok {
+		f.view = b.doc.QView(b.root)
+		f.dirty, f.boxes = b.queueDirty()
+		b.doc.Sync()
+	}
+	v := b.doc.ViewOf(f.view)
 	an := b.anchorAt(v.S)
 	if kind == commitStructural {
 		if err := b.env.structural(); err != nil {
 			return err
 		}
 	}
-	b.applyDirty(dirty, boxes)
+	b.applyDirty(f.dirty, f.boxes)
 	b.setMetrics(v)
 	n := len(b.env.messageIDs())
 	w := Window{First: 0, Last: -1}
@@ -485,7 +540,7 @@ func (b *bounded) open() error {
 		return err
 	}
 	b.following = true
-	b.writeScroll(b.layout.MaxScroll())
+	b.writeScrollFirst(b.layout.MaxScroll())
 	for i := 0; i < 2; i++ {
 		if err := b.normalCommit(commitPlain, nil, false); err != nil {
 			return err
@@ -499,7 +554,7 @@ func (b *bounded) open() error {
 // geometryFrame runs a scheduled geometry commit (C89, C90, C96, C97).
 func (b *bounded) geometryFrame() error {
 	b.geomScheduled = false
-	if b.env.surfaceState() != StateSettled && b.env.surfaceState() != StateGestureScrolling {
+	if !b.geometryMayCommit() {
 		return nil
 	}
 	if b.gesture {
@@ -526,6 +581,18 @@ func (b *bounded) geometryFrame() error {
 	return nil
 }
 
+func (b *bounded) geometryMayCommit() bool {
+	st := b.env.surfaceState()
+	return st == StateSettled || st == StateGestureScrolling
+}
+
+// geometryCommitsNormally says a geometry frame run now would begin with a
+// normal commit (geometryFrame), so its first read can ride with the
+// frame's C112a check.
+func (b *bounded) geometryCommitsNormally() bool {
+	return b.geometryMayCommit() && !b.gesture && !b.held && !b.refresh
+}
+
 // measurementRefresh is C97.
 func (b *bounded) measurementRefresh() error {
 	b.refresh = false
@@ -549,16 +616,17 @@ func (b *bounded) measurementRefresh() error {
 			return err
 		}
 	}
-	b.writeScroll(b.target(an, s))
+	b.writeScrollFirst(b.target(an, s))
 	return b.normalCommit(commitPlain, nil, false)
 }
 
 // gestureNotice handles a scroll notification (C88, C89).
-func (b *bounded) gestureNotice() {
+// read, when set, is the live read the notification's listener made.
+func (b *bounded) gestureNotice(read []float64) {
 	if b.env.surfaceState() != StateSettled && b.env.surfaceState() != StateGestureScrolling {
 		return
 	}
-	v := b.doc.ScrollView(b.root)
+	v := b.liveScroll(read)
 	s := v.S
 	if math.Abs(s-b.lastS) <= 1.5 {
 		return
@@ -589,7 +657,7 @@ func (b *bounded) gestureNotice() {
 func atLiveEnd(v View, slack float64) bool { return v.S+v.H >= v.ScrollHeight-slack }
 
 // endGesture is the end of a gesture (C87, C88, C89).
-func (b *bounded) endGesture() {
+func (b *bounded) endGesture(read []float64) {
 	if !b.gesture {
 		return
 	}
@@ -600,6 +668,15 @@ func (b *bounded) endGesture() {
 	b.gesture = false
 	// Decided from live measurements (C87 as changed): the layout last
 	// written may predate content that shrank or grew.
-	b.following = b.layout.Len() > 0 && atLiveEnd(b.doc.ScrollView(b.root), followSlack)
+	b.following = b.layout.Len() > 0 && atLiveEnd(b.liveScroll(read), followSlack)
 	b.scheduleGeometry()
+}
+
+// liveScroll is the root's scroll view: the listener's read when it made
+// one, else read now.
+func (b *bounded) liveScroll(read []float64) View {
+	if len(read) == 3 {
+		return View{S: read[0], H: read[1], ScrollHeight: read[2]}
+	}
+	return b.doc.ScrollView(b.root)
 }

@@ -12,6 +12,9 @@ type Doc struct {
 	dom  DOM
 	b    Batch
 	last int // nodes created by the core get ids -1, -2, …
+	// syncs counts the batches applied: a read queued while it was n is
+	// answered once it is n+1, and stays readable until it is n+2.
+	syncs uint32
 	// failed is called when a command threw: the rest of that batch did not
 	// run and its reads are zero.
 	failed func(*JSValue)
@@ -26,6 +29,7 @@ func (d *Doc) Sync() {
 	if d.b.Empty() {
 		return
 	}
+	d.syncs++
 	out, thrown := d.dom.Apply(d.b.cmd)
 	d.b.decode(out) // the results stay for the accessors until the next batch
 	d.b.cmd, d.b.reads, d.b.seen = d.b.cmd[:0], d.b.reads[:0], false

@@ -317,7 +317,7 @@ func (h *Host) jump(t Value) (Node, error) {
 	if err := b.forcedCommit(m, false); err != nil {
 		return 0, err
 	}
-	b.writeScroll(b.layout.JumpScroll(m))
+	b.writeScrollFirst(b.layout.JumpScroll(m))
 	if err := b.normalCommit(commitPlain, nil, false); err != nil {
 		return 0, err
 	}
@@ -360,7 +360,7 @@ func (h *Host) ScrollToEnd() error {
 		return nil
 	}
 	b.readMetrics()
-	b.writeScroll(b.layout.MaxScroll())
+	b.writeScrollFirst(b.layout.MaxScroll())
 	b.following = true
 	b.pin = anchor{}
 	return h.take(b.normalCommit(commitPlain, nil, false))
@@ -410,6 +410,10 @@ func (h *Host) Frame(id int) {
 	switch {
 	case h.b.geomScheduled && id == h.b.geomFrame:
 		h.b.geomScheduled = false
+		if h.managed && h.b.marked && h.fault == nil && h.label == "" && h.b.geometryCommitsNormally() {
+			h.b.queueFirst() // answered with C112a's check below
+		}
+		defer h.b.dropFirst() // unused if the frame did not commit
 		if h.begin(LabelGeometryFrame, true) != nil {
 			return
 		}
@@ -437,26 +441,30 @@ func (h *Host) Timer(id int) {
 	}
 	h.b.timerSet = false
 	if h.fault == nil {
-		h.b.endGesture()
+		h.b.endGesture(nil)
 	}
 }
 
 // OnScroll is the root's scroll event (C88).
-func (h *Host) OnScroll() {
-	defer h.doc.Sync() // the batch this call queued reaches the DOM
-	if h.disposed || h.fault != nil || !h.managed {
-		return
-	}
-	h.b.gestureNotice()
-}
+func (h *Host) OnScroll() { h.ScrollEvent(false, nil) }
 
 // OnScrollEnd is the root's scrollend event (C88).
-func (h *Host) OnScrollEnd() {
+func (h *Host) OnScrollEnd() { h.ScrollEvent(true, nil) }
+
+// ScrollEvent is a scroll (end false) or scrollend notification. read, when
+// it has three values, is the root's scrollTop, clientHeight and
+// scrollHeight as the listener read them first thing: the core's own first
+// read, without a crossing for it. Otherwise the core reads them itself.
+func (h *Host) ScrollEvent(end bool, read []float64) {
 	defer h.doc.Sync() // the batch this call queued reaches the DOM
 	if h.disposed || h.fault != nil || !h.managed {
 		return
 	}
-	h.b.endGesture()
+	if end {
+		h.b.endGesture(read)
+	} else {
+		h.b.gestureNotice(read)
+	}
 }
 
 // OnResize is the ResizeObserver callback for mounted roots (C85).

@@ -157,9 +157,23 @@ export class SurfaceDOM {
     this.events = events; // { scroll, scrollend, mutation, resize(ids) }: into Go
     const RO = globalThis.ResizeObserver;
     const MO = globalThis.MutationObserver;
+    // C85: a notified root is re-measured here first, and reaches Go only
+    // if its border box is not the one Go last read for it (Go would find
+    // the same size and do nothing). A mounted root's initial notification,
+    // which follows every commit that mounts it, so costs Go nothing.
+    this.heights = new WeakMap(); // node → bottom − top of Go's last read of it
     this.resize = typeof RO === 'function' ? new RO((entries) => {
       const out = [];
-      for (const e of entries) { const id = idOf(e.target); if (id) out.push(id); }
+      for (const e of entries) {
+        const id = idOf(e.target);
+        if (!id) continue;
+        const h = this.heights.get(e.target);
+        if (h !== undefined) {
+          const r = e.target.getBoundingClientRect();
+          if (r.bottom - r.top === h) continue;
+        }
+        out.push(id);
+      }
       if (out.length) events.resize(out);
     }) : null;
     // Two observers: the root's child list, and the mesid and class
@@ -177,8 +191,10 @@ export class SurfaceDOM {
       events.mutation();
     };
     this.mutation = typeof MO === 'function' ? [new MO(onMutation), new MO(onMutation)] : [];
-    this.onScroll = () => events.scroll();
-    this.onScrollEnd = () => events.scrollend();
+    // The core's first read of a scroll notification (C88) is made here and
+    // goes with it: scrollTop, clientHeight, scrollHeight.
+    this.onScroll = () => events.scroll(this.scrollRead());
+    this.onScrollEnd = () => events.scrollend(this.scrollRead());
     this.listening = null;
     this.margins = styles; // style signature → computed lengths, page-wide
   }
@@ -219,6 +235,12 @@ export class SurfaceDOM {
     for (const m of this.mutation) m.disconnect();
     if (this.listening) this.listen(this.listening, false);
     this.created.clear();
+  }
+
+  /** READ_SCROLL of the listened root, as [scrollTop, clientHeight, scrollHeight] (null when none). */
+  scrollRead() {
+    const x = this.listening;
+    return x === null ? null : [x.scrollTop, x.clientHeight, x.scrollHeight];
   }
 
   /** READ_CHILDREN's answer for x: per element child its id, flags, mesid or tag. */
@@ -368,12 +390,19 @@ export class SurfaceDOM {
           case OP.READ_BOX: {
             const x = node();
             const r = x.getBoundingClientRect();
+            this.heights.set(x, r.bottom - r.top);
             num(r.top); num(r.bottom);
             const m = margins(x);
             num(m[0]); num(m[1]);
             break;
           }
-          case OP.READ_RECT: { const r = node().getBoundingClientRect(); num(r.top); num(r.bottom); break; }
+          case OP.READ_RECT: {
+            const x = node();
+            const r = x.getBoundingClientRect();
+            this.heights.set(x, r.bottom - r.top);
+            num(r.top); num(r.bottom);
+            break;
+          }
           case OP.READ_HOST_RECT: {
             const host = node().parentElement;
             if (host === null) { unit(0); num(0); num(0); break; }

@@ -468,6 +468,9 @@ export async function startChatSurfaceExtensions(options) {
   }
 }
 
+const scrollF64 = new Float64Array(1);
+const scrollU16 = new Uint16Array(scrollF64.buffer);
+
 /** Create the host controller (C140–C143). */
 export function createChatSurfaceHost(options) {
   const o = options !== null && typeof options === 'object' ? options : {};
@@ -476,9 +479,19 @@ export function createChatSurfaceHost(options) {
   const pick = (name) => (o[name] === undefined ? globalThis[name] : o[name]);
   // Notifications of the root into Go; a failure there is the host's fault
   // (contained in Go), never an exception into the page's event dispatch.
+  // A scroll read goes in the shared buffer as float64s (four units each).
+  const withRead = (kind, v) => {
+    if (v === null) { event(id, kind); return; }
+    const u = core.view(12);
+    for (let i = 0; i < 3; i++) {
+      scrollF64[0] = v[i];
+      for (let k = 0; k < 4; k++) u[4 * i + k] = scrollU16[k];
+    }
+    event(id, kind, 1);
+  };
   const events = {
-    scroll: () => { event(id, EVENT.SCROLL); },
-    scrollend: () => { event(id, EVENT.SCROLL_END); },
+    scroll: (v) => { withRead(EVENT.SCROLL, v); },
+    scrollend: (v) => { withRead(EVENT.SCROLL_END, v); },
     mutation: () => { event(id, EVENT.MUTATION); },
     resize: (ids) => {
       const u = core.view(2 * ids.length);

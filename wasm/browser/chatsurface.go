@@ -137,10 +137,17 @@ func csEvent(host, kind, arg int32) (st int32) {
 		f = func(s *surfaceHost) { s.h.Frame(int(arg)) }
 	case protocol.SurfaceTimer:
 		f = func(s *surfaceHost) { s.h.Timer(int(arg)) }
-	case protocol.SurfaceScroll:
-		f = func(s *surfaceHost) { s.h.OnScroll() }
-	case protocol.SurfaceScrollEnd:
-		f = func(s *surfaceHost) { s.h.OnScrollEnd() }
+	case protocol.SurfaceScroll, protocol.SurfaceScrollEnd:
+		// arg 1: the listener's read of the root waits in the shared buffer,
+		// scrollTop, clientHeight and scrollHeight as three raw numbers.
+		var read []float64
+		if arg == 1 {
+			var d bridge.Decoder
+			d.Reset(bridge.Buf(), 12)
+			read = []float64{d.F64(), d.F64(), d.F64()}
+		}
+		end := kind == protocol.SurfaceScrollEnd
+		f = func(s *surfaceHost) { s.h.ScrollEvent(end, read) }
 	case protocol.SurfaceMutation:
 		f = func(s *surfaceHost) { s.h.OnMutation() }
 	case protocol.SurfaceResize:
