@@ -448,8 +448,7 @@ export class SurfaceDOM {
     // and would wake Go for nothing. Foreign changes made before the batch
     // were found by the operation's own check (C79, C112a step 4).
     for (const m of this.mutation) m.takeRecords();
-    const out = this.core.view(rp);
-    out.set(res.subarray(0, rp));
+    if (rp > 0) this.core.view(rp).set(res.subarray(0, rp)); // (a batch of writes answers nothing)
     return rp;
   }
 }
