@@ -43,6 +43,19 @@ const st = {
   scrollChatToBottom, syncMesToSwipe, triggerAutoContinue, updateMessageBlock, updateSwipeCounter,
 };
 
+// Ask for the module the entries share and for the wasm now, beside the
+// entries: the wasm downloads and compiles off the main thread while the
+// modules load, instead of after them (docs/architecture.md, "Load"). The
+// loader's fetch() takes the preloaded response (same URL, mode and
+// credentials). A page without <head> just loads in order.
+try {
+  for (const [rel, file] of [['modulepreload', './lib/tavern-core.js'], ['preload', './lib/tavern-core.wasm']]) {
+    const link = Object.assign(document.createElement('link'), { rel, href: new URL(file, import.meta.url).href });
+    if (rel === 'preload') Object.assign(link, { as: 'fetch', crossOrigin: 'anonymous' });
+    document.head.append(link);
+  }
+} catch { /* loads in order */ }
+
 try {
   const [surface, takeoverHost] = await Promise.all([
     import('./lib/chat-surface.js'),
