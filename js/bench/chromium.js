@@ -25,9 +25,10 @@ const { server, url } = await startDemoServer({ port: 0, dataDir: mkdtempSync(jo
 const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 // Each configuration loads cold (the browser's HTTP cache and its cached
-// compiled code cleared first) and then again in the same tab (a warm
-// reload: 304s, V8's cached code for the scripts and, once V8 has cached
-// it, the compiled wasm).
+// compiled code cleared first) and then again in the same tab: a warm
+// reload, every file a 304 from the HTTP cache. V8's own code cache is
+// mostly not there yet on that second load (Chromium writes a script's on
+// its second load, the wasm's only after enough of it is optimized).
 const profile = mkdtempSync(join(tmpdir(), 'tavern-bench-profile-'));
 const context = await chromium.launchPersistentContext(profile, {
   executablePath: CHROMIUM, headless: true, viewport: { width: 1100, height: 900 }, args: ARGS,
