@@ -637,7 +637,10 @@ func (b *bounded) gestureNotice(read []float64) {
 	// tail by scrolling up, and a view that moved further down while
 	// following was moved by layout (content that shrank, then grew again
 	// before the notification, leaves the offset short of the new end).
-	if b.following && b.env.surfaceState() == StateSettled && (atLiveEnd(v, 1.5) || s > b.lastS) {
+	// Nor is a move up while the content is resizing under the view: the
+	// browser clamped when it shrank and it may have grown again since, so
+	// the move says nothing about the user until the sizes are measured.
+	if b.following && b.env.surfaceState() == StateSettled && (atLiveEnd(v, 1.5) || s > b.lastS || b.resizing()) {
 		b.lastS = s
 		b.scheduleGeometry()
 		return
@@ -651,6 +654,30 @@ func (b *bounded) gestureNotice(read []float64) {
 	}
 	b.timer, b.timerSet = b.env.setTimeout(gestureSettle)
 	b.scheduleGeometry()
+}
+
+// resizing reports whether the content changed size since the host last
+// measured it: a size notification waits for its geometry commit, or a
+// mounted root's live border box (one batched read) differs from the size
+// the layout holds, because the notification has not been delivered yet.
+// Such a root is then notified here, as OnResize would: the adapter drops a
+// later notification whose box is the one this read saw.
+func (b *bounded) resizing() bool {
+	if len(b.dirty) > 0 {
+		return true
+	}
+	rs := b.env.mountedRoots()
+	reads := make([]sizeRead, len(rs))
+	for i, r := range rs {
+		reads[i] = b.qSize(r, false)
+	}
+	b.doc.Sync()
+	for i, r := range rs {
+		if b.sizeOf(r, reads[i]) != b.layout.Size(r.mesid) {
+			b.dirty[r.root] = true
+		}
+	}
+	return len(b.dirty) > 0
 }
 
 // atLiveEnd reports S + H ≥ scrollHeight − slack on a live read.
