@@ -36,6 +36,7 @@ type fakeDOM struct {
 	listen   int
 	observed map[Node]bool
 	batches  int          // Apply calls: crossings in production
+	clones   int          // DomClone ops (C51 step 2's staging and round trips)
 	released map[Node]int // ids the core released
 	// Mutation tracking for DomReadChildrenChanged, as the applier's
 	// observers do: mut counts every change (a superset of what they see),

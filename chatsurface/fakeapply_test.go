@@ -104,6 +104,7 @@ func (d *fakeDOM) Apply(cmd []uint16) ([]uint16, *JSValue) {
 			n, h := r.node(), r.f64()
 			d.SetInlineStyle(n, "height", jsNumber(h)+"px")
 		case DomClone:
+			d.clones++
 			n, from := r.node(), r.node()
 			x, src := d.mkID(n, d.n(from).tag), d.n(from)
 			for _, k := range src.order {

@@ -45,6 +45,10 @@ type residency struct {
 	cands    []*Candidate
 	prepared bool
 	pending  bool // content waits for a processor result (C124)
+	// raw and norm are the last C51 step 2 round trip through content:
+	// formatMessage's HTML and what it normalised to (Host.normalizeIn).
+	raw, norm string
+	normed    bool
 	// margins is the root's computed margin-top + margin-bottom as last read
 	// (C85; bounded.qSize says when it is read again).
 	margins    float64

@@ -155,7 +155,7 @@ func (h *Host) replaceContent(r *residency, transient bool) error {
 	if !transient {
 		base := html
 		if h.processing() {
-			base = h.normalizeIn(r.content, html) // as the processor cache compares it
+			base = h.normalizeIn(r, html) // as the processor cache compares it
 		}
 		var err error
 		if p, err = h.processContent(r.msg, r.mesid, base); err != nil {

@@ -376,10 +376,21 @@ func (h *Host) normalize(html string) string {
 	return h.roundTrip(h.doc.Div(), html)
 }
 
-// normalizeIn is that round trip through a childless shallow clone of
-// content, as C51 step 2 parses the host's HTML.
-func (h *Host) normalizeIn(content Node, html string) string {
-	return h.roundTrip(h.doc.Clone(content), html)
+// normalizeIn is that round trip through a childless shallow clone of r's
+// content, as C51 step 2 parses the host's HTML. A round trip is a function
+// of the HTML and of the fragment parser's context, which is the clone's tag
+// (a node's for life) and its document (a detached clone has no ancestors):
+// the same HTML through the same content normalises to what it did last
+// time, so that parse, its clone and its crossing are skipped. refresh()
+// re-formats every mounted message to the HTML it had (docs/chatsurface.md,
+// "Normalising the same HTML once").
+func (h *Host) normalizeIn(r *residency, html string) string {
+	if r.normed && r.raw == html {
+		return r.norm
+	}
+	out := h.roundTrip(h.doc.Clone(r.content), html)
+	r.raw, r.norm, r.normed = html, out, true
+	return out
 }
 
 func (h *Host) roundTrip(n Node, html string) string {

@@ -729,6 +729,46 @@ func TestC131_S86_FinishContentEmit(t *testing.T) {
 
 // C129 C125 S87: a failure during refresh() rejects it; a result arriving
 // after its message scrolled out writes nothing and is reused on remount.
+// C51 C117 C122: a refresh re-formats each message to the HTML it had, which
+// normalises as it did (a round trip is a function of the HTML and of the
+// content's tag), so that parse is not repeated; changed HTML is parsed, and
+// either way the base is the normalised HTML.
+func TestC51_C122_SameHTMLNormalisesOnce(t *testing.T) {
+	h := procHarness(t, "m0")
+	h.js.format = func(m *fmsg) string { return "<b>" + m.mes } // normalises to <b>m0</b>
+	h.wrapping("p")
+	h.create()
+	h.mustRender()
+	h.drain()
+	refresh := func(w Wait) {
+		h.host.RefreshClear()
+		h.host.RefreshApply(w)
+		h.drain()
+		if s := h.wait(w); s == nil || s.err != nil {
+			t.Fatalf("refresh wait %+v", s)
+		}
+	}
+	refresh(1)
+	c := h.dom.clones
+	if h.html(0) != "p(<b>m0</b>)" {
+		t.Fatalf("first refresh: %q", h.html(0))
+	}
+	refresh(2)
+	if h.dom.clones != c || h.html(0) != "p(<b>m0</b>)" || h.evals() != 3 {
+		t.Fatalf("same HTML: %d clones (was %d), %q, %d evaluations", h.dom.clones, c, h.html(0), h.evals())
+	}
+	h.js.chat[0].mes = "m1"
+	refresh(3)
+	if h.dom.clones != c+1 || h.html(0) != "p(<b>m1</b>)" {
+		t.Fatalf("changed HTML: %d clones (was %d), %q", h.dom.clones, c, h.html(0))
+	}
+	h.js.format = func(m *fmsg) string { return "<i>" + m.mes }
+	refresh(4)
+	if h.dom.clones != c+2 || h.html(0) != "p(<i>m1</i>)" {
+		t.Fatalf("re-formatted HTML: %d clones (was %d), %q", h.dom.clones, c, h.html(0))
+	}
+}
+
 func TestC129_S87_RefreshFailureAndScrolledOut(t *testing.T) {
 	h := procHarness(t, "m0")
 	fail := false
