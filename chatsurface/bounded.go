@@ -171,12 +171,12 @@ func (b *bounded) restructure() {
 	// O(measured) lookups, not O(count): few messages have been measured.
 	for id, s := range b.sizes {
 		if i, ok := b.env.indexOf(id); ok {
-			sizes[i] = s
+			sizes[i] = finite(s)
 		} else {
 			delete(b.sizes, id)
 		}
 	}
-	b.layout = NewLayout(sizes, b.layout.Metrics())
+	b.layout = layoutOf(sizes, b.layout.Metrics()) // one pass and no copy over 10,000 sizes
 }
 
 // setMetrics takes Ps, Pe, G and H from a view read (C80, C90 step 2).

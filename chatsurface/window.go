@@ -36,12 +36,23 @@ func finite(f float64) float64 {
 
 // NewLayout builds a layout in O(n).
 func NewLayout(sizes []float64, m Metrics) *Layout {
-	l := &Layout{size: make([]float64, len(sizes)), tree: make([]float64, len(sizes)+1)}
+	own := make([]float64, len(sizes))
 	for i, s := range sizes {
-		l.size[i] = finite(s)
-		l.tree[i+1] += l.size[i]
-		if j := i + 1 + (i+1)&-(i+1); j <= len(sizes) {
-			l.tree[j] += l.tree[i+1]
+		own[i] = finite(s)
+	}
+	return layoutOf(own, m)
+}
+
+// layoutOf builds a layout on size, which it keeps: every entry must be
+// finite and non-negative already.
+func layoutOf(size []float64, m Metrics) *Layout {
+	n := len(size)
+	l := &Layout{size: size, tree: make([]float64, n+1)}
+	t := l.tree
+	for i, s := range size {
+		t[i+1] += s
+		if j := i + 1 + (i+1)&-(i+1); j <= n {
+			t[j] += t[i+1]
 		}
 	}
 	l.SetMetrics(m)
