@@ -72,6 +72,7 @@ function predicate(sel) {
     if (x[0] === '#') { const id = x.slice(1); return (el) => el.id === id; }
     return (el) => el.localName === x;
   });
+  if (parts.length === 1) return parts[0]; // most: no list to walk per element
   return (el) => parts.some((f) => f(el));
 }
 const PRED = DOM_SELECTOR.map((s) => (s ? predicate(s) : () => false));
