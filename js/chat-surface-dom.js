@@ -86,10 +86,15 @@ function first(x, pred) {
   let n = x.firstElementChild;
   while (n !== null) {
     if (pred(n)) return n;
-    if (n.firstElementChild !== null) { n = n.firstElementChild; continue; }
-    while (n !== x && n.nextElementSibling === null) n = n.parentElement;
-    if (n === x) return null;
-    n = n.nextElementSibling;
+    const c = n.firstElementChild; // each step is read once: happy-dom finds a sibling by index
+    if (c !== null) { n = c; continue; }
+    let s = n.nextElementSibling;
+    while (s === null) {
+      n = n.parentElement;
+      if (n === x || n === null) return null;
+      s = n.nextElementSibling;
+    }
+    n = s;
   }
   return null;
 }
