@@ -118,6 +118,7 @@ func newBounded(env boundedEnv, doc *Doc, root Node) bounded {
 
 // reset starts an epoch: everything but the host's parts.
 func (b *bounded) reset() {
+	dropLayout(b.layout)
 	*b = bounded{env: b.env, doc: b.doc, root: b.root,
 		sizes: map[MessageID]float64{}, dirty: map[Node]bool{}, layout: NewLayout(nil, Metrics{})}
 }
@@ -164,7 +165,7 @@ func (b *bounded) unmark() {
 // restructure rebuilds the layout after a structural pass; sizes of keys
 // that left chat[] are dropped (C85). O(count) numeric work only (C146).
 func (b *bounded) restructure() {
-	sizes := make([]float64, len(b.env.messageIDs()))
+	sizes, tree := newLayoutArrays(len(b.env.messageIDs()))
 	for i := range sizes {
 		sizes[i] = EstimatedSize
 	}
@@ -176,7 +177,9 @@ func (b *bounded) restructure() {
 			delete(b.sizes, id)
 		}
 	}
-	b.layout = layoutOf(sizes, b.layout.Metrics()) // one pass and no copy over 10,000 sizes
+	old := b.layout
+	b.layout = layoutOf(sizes, tree, old.Metrics()) // one pass and no copy over 10,000 sizes
+	dropLayout(old)
 }
 
 // setMetrics takes Ps, Pe, G and H from a view read (C80, C90 step 2).

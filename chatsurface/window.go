@@ -1,6 +1,9 @@
 package chatsurface
 
-import "math"
+import (
+	"math"
+	"sync/atomic"
+)
 
 // Window math of the bounded view (C80–C84, C86, C87, C91). Pure numbers: no
 // DOM, so it is tested and fuzzed on plain values (C99).
@@ -40,14 +43,14 @@ func NewLayout(sizes []float64, m Metrics) *Layout {
 	for i, s := range sizes {
 		own[i] = finite(s)
 	}
-	return layoutOf(own, m)
+	return layoutOf(own, make([]float64, len(sizes)+1), m)
 }
 
-// layoutOf builds a layout on size, which it keeps: every entry must be
-// finite and non-negative already.
-func layoutOf(size []float64, m Metrics) *Layout {
+// layoutOf builds a layout on size and a zeroed tree of len(size)+1, which
+// it keeps: every size must be finite and non-negative already.
+func layoutOf(size, tree []float64, m Metrics) *Layout {
 	n := len(size)
-	l := &Layout{size: size, tree: make([]float64, n+1)}
+	l := &Layout{size: size, tree: tree}
 	t := l.tree
 	for i, s := range size {
 		t[i+1] += s
@@ -57,6 +60,38 @@ func layoutOf(size []float64, m Metrics) *Layout {
 	}
 	l.SetMetrics(m)
 	return l
+}
+
+// The arrays of the page's last dropped layout. Every open and epoch reset
+// of a 10,000-message chat would otherwise allocate two new 80 KB arrays
+// (and the collector set up and free their spans). bounded.layout is a
+// layout's only holder and no Layout method calls out, so a layout it
+// dropped is free to reuse. Atomic: hosts may live on several goroutines
+// natively.
+var spareLayout atomic.Pointer[layoutArrays]
+
+type layoutArrays struct{ size, tree []float64 }
+
+// dropLayout gives l's arrays to the spare; l must not be used again.
+func dropLayout(l *Layout) {
+	if l == nil {
+		return
+	}
+	if cap(l.size) > 0 {
+		spareLayout.Store(&layoutArrays{l.size, l.tree})
+	}
+	l.size, l.tree = nil, nil
+}
+
+// newLayoutArrays returns n sizes (to be filled) and a zeroed tree of n+1,
+// the spare's when they are big enough.
+func newLayoutArrays(n int) (size, tree []float64) {
+	if a := spareLayout.Swap(nil); a != nil && cap(a.size) >= n && cap(a.tree) > n {
+		tree = a.tree[:n+1]
+		clear(tree)
+		return a.size[:n], tree
+	}
+	return make([]float64, n), make([]float64, n+1)
 }
 
 // SetMetrics replaces Ps, Pe, G and H.

@@ -194,3 +194,32 @@ func FuzzWindow(f *testing.F) {
 		checkWindow(t, l, w, so)
 	})
 }
+
+// C147: a dropped layout's arrays build the next one (zeroed tree, same
+// sums as fresh arrays); arrays too small for the next chat are not used.
+func TestC147_DroppedLayoutArraysReused(t *testing.T) {
+	old := NewLayout([]float64{5, 7, 9, 11}, Metrics{})
+	size0, tree0 := &old.size[0], &old.tree[0]
+	dropLayout(old)
+	size, tree := newLayoutArrays(3)
+	if &size[0] != size0 || &tree[0] != tree0 || len(size) != 3 || len(tree) != 4 {
+		t.Fatal("the dropped arrays were not reused")
+	}
+	for i := range size {
+		size[i] = float64(i + 1)
+	}
+	l := layoutOf(size, tree, Metrics{})
+	want := NewLayout([]float64{1, 2, 3}, Metrics{})
+	for i := 0; i <= 3; i++ {
+		if l.prefix(i) != want.prefix(i) {
+			t.Fatalf("prefix(%d) = %v, want %v", i, l.prefix(i), want.prefix(i))
+		}
+	}
+	dropLayout(l)
+	if size, _ := newLayoutArrays(5); &size[0] == size0 {
+		t.Fatal("arrays too small were reused")
+	}
+	if a := spareLayout.Load(); a != nil {
+		t.Fatal("a taken spare stays taken")
+	}
+}
