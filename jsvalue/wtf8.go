@@ -3,6 +3,7 @@ package jsvalue
 import (
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // WTF-8 is UTF-8 that may also encode lone surrogates (as their 3-byte
@@ -23,7 +24,7 @@ func WTF8(u []uint16) string {
 		for i, c := range u {
 			b[i] = byte(c)
 		}
-		return string(b)
+		return owned(b)
 	}
 	b := make([]byte, 0, len(u)+len(u)/2)
 	for i := 0; i < len(u); i++ {
@@ -39,7 +40,17 @@ func WTF8(u []uint16) string {
 		}
 		b = utf8.AppendRune(b, c)
 	}
-	return string(b)
+	return owned(b)
+}
+
+// owned is b as a string without a copy: b is the caller's own and never
+// written again. Every string from JS passes here (the DOM, formatMessage,
+// processor results, versions), so the copy was one allocation per string.
+func owned(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // FromWTF8 converts WTF-8 back to code units.
