@@ -727,8 +727,6 @@ func TestC131_S86_FinishContentEmit(t *testing.T) {
 	}
 }
 
-// C129 C125 S87: a failure during refresh() rejects it; a result arriving
-// after its message scrolled out writes nothing and is reused on remount.
 // C51 C117 C122: a refresh re-formats each message to the HTML it had, which
 // normalises as it did (a round trip is a function of the HTML and of the
 // content's tag), so that parse is not repeated; changed HTML is parsed, and
@@ -769,6 +767,8 @@ func TestC51_C122_SameHTMLNormalisesOnce(t *testing.T) {
 	}
 }
 
+// C129 C125 S87: a failure during refresh() rejects it; a result arriving
+// after its message scrolled out writes nothing and is reused on remount.
 func TestC129_S87_RefreshFailureAndScrolledOut(t *testing.T) {
 	h := procHarness(t, "m0")
 	fail := false

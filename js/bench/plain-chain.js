@@ -16,6 +16,17 @@ export function createPlainChain({ processors, formatMessage, getMessages }) {
 
   const scratch = document.createElement('div');
   const normalised = (html) => { scratch.innerHTML = html; const s = scratch.innerHTML; scratch.replaceChildren(); return s; };
+  // The same HTML for the same root normalises as it did last time (the core
+  // keeps that round trip per mounted message too: docs/chatsurface.md,
+  // "Normalising the same HTML once"), so a refresh does not re-parse it.
+  const lastRoundTrip = new WeakMap(); // root → { raw, norm }
+  const normalisedFor = (el, html) => {
+    const m = lastRoundTrip.get(el);
+    if (m && m.raw === html) return m.norm;
+    const norm = normalised(html);
+    lastRoundTrip.set(el, { raw: html, norm });
+    return norm;
+  };
 
   function runChain(ctx, base, version) {
     const layer = (i) => {
@@ -44,7 +55,7 @@ export function createPlainChain({ processors, formatMessage, getMessages }) {
   function prepare(el, mesid) {
     const message = getMessages()[mesid];
     const text = el.querySelector('.mes_text');
-    const base = normalised(formatMessage(message, mesid));
+    const base = normalisedFor(el, formatMessage(message, mesid));
     const version = versionOf(message);
     const old = cache.get(message);
     if (old && !old.ctrl.signal.aborted && old.version === version && old.base === base && (old.result !== undefined || old.mesid === mesid)) {
