@@ -381,7 +381,9 @@ export class SurfaceDOM {
             break;
           }
           case OP.SCROLL: { const x = node(); x.scrollTop = f(); break; }
-          case OP.OBSERVE: { const x = node(); if (u()) this.resize?.observe(x); else this.resize?.unobserve(x); break; }
+          // The border box, which C85 measures: the default content box
+          // misses a root whose padding or border alone changes.
+          case OP.OBSERVE: { const x = node(); if (u()) this.resize?.observe(x, { box: 'border-box' }); else this.resize?.unobserve(x); break; }
           case OP.LISTEN: { const x = node(); this.listen(x, u() !== 0, managed); break; }
           case OP.RELEASE: this.release(i32()); break;
           case OP.FORGET_STYLES: this.margins.clear(); break;

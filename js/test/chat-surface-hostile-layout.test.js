@@ -109,6 +109,26 @@ test('C87/C88: a runtime that shrinks, then grows, the tail right after open() l
   assert.deepEqual(x.faults, []);
 });
 
+// Found in the real SillyTavern: a message's border box grew by its padding
+// (its content box unchanged) while the view followed, and a ResizeObserver
+// watching the default content box never reported it, so the view stayed a
+// few px short of the end for the rest of a streamed reply.
+test('C85/C87: a mounted root whose border box changes but not its content box is re-measured; the view keeps following', async () => {
+  const chat = Array.from({ length: 200 }, (_, i) => ({ mes: `m${i}` }));
+  const x = setup(chat);
+  await x.host.open();
+  await x.turn();
+  assert.ok(atEnd(x.root));
+  const mounted = x.host.snapshot().mounted;
+  for (const mesid of [mounted[0], mounted.at(-1)]) {
+    x.host.getMessageElement(mesid).dataset.pad = '3';
+    await x.turn();
+    assert.equal(x.host.snapshot().followingTail, true);
+    assert.ok(atEnd(x.root), `at the end after #${mesid}'s padding grew: ${x.root.scrollTop} + ${x.root.clientHeight} of ${x.root.scrollHeight}`);
+  }
+  assert.deepEqual(x.faults, []);
+});
+
 test('C87: a gesture that ends short of the end stops following; one that ends at it follows', async () => {
   const chat = Array.from({ length: 200 }, (_, i) => ({ mes: `m${i}` }));
   const x = setup(chat);

@@ -1,25 +1,30 @@
 // A small layout engine for the hostile-host suites (issue 13): message
 // roots whose height follows their content, a scrollTop that the "browser"
 // clamps when the content shrinks (firing the scroll event a browser fires),
-// and a ResizeObserver that reports observed roots whose height changed,
-// the first observation included. tick() is one layout pass.
+// and a ResizeObserver that reports observed roots whose observed box
+// changed, the first observation included: the content box by default, the
+// border box when asked, as browsers do (a root's data-pad is padding, in its
+// border box only). tick() is one layout pass.
 import './chat-surface-fixture.js'; // its getBoundingClientRect asks root.__rect
 
 const observers = new Set();
 export class LayoutResizeObserver {
   constructor(cb) { this.cb = cb; this.seen = new Map(); observers.add(this); }
-  observe(el) { if (!this.seen.has(el)) this.seen.set(el, undefined); }
+  observe(el, { box = 'content-box' } = {}) { if (!this.seen.has(el)) this.seen.set(el, { box, h: undefined }); }
   unobserve(el) { this.seen.delete(el); }
   disconnect() { this.seen.clear(); observers.delete(this); }
   check() {
     const entries = [];
-    for (const [el, h] of this.seen) {
-      const now = el.parentNode?.__heightOf?.(el) ?? 0;
-      if (now !== h) { this.seen.set(el, now); entries.push({ target: el }); }
+    for (const [el, o] of this.seen) {
+      const content = el.parentNode?.__heightOf?.(el) ?? 0;
+      const now = o.box === 'border-box' ? content + padOf(el) : content;
+      if (now !== o.h) { o.h = now; entries.push({ target: el }); }
     }
     if (entries.length) this.cb(entries, this);
   }
 }
+
+const padOf = (el) => Number(el.dataset?.pad) || 0;
 
 // Default content-driven height: 20 px for an empty (pending) .mes_text,
 // else 100 px plus the data-h of every element inside.
@@ -38,7 +43,7 @@ export function layoutRoot({ height = 1000, heightOf = contentHeight } = {}) {
   root.__heightOf = heightOf;
   const sizeOf = (el) => {
     if (el.localName === 'tt-chat-spacer') return Number.parseFloat(el.style.height) || 0;
-    if (el.classList?.contains('mes')) return heightOf(el);
+    if (el.classList?.contains('mes')) return heightOf(el) + padOf(el);
     return 0;
   };
   const total = () => { let t = 0; for (const c of root.children) t += sizeOf(c); return t; };
