@@ -557,7 +557,7 @@ func (b *bounded) open() error {
 // geometryFrame runs a scheduled geometry commit (C89, C90, C96, C97).
 func (b *bounded) geometryFrame() error {
 	b.geomScheduled = false
-	if !b.geometryMayCommit() {
+	if !b.scrollStateLive() {
 		return nil
 	}
 	if b.gesture {
@@ -584,7 +584,9 @@ func (b *bounded) geometryFrame() error {
 	return nil
 }
 
-func (b *bounded) geometryMayCommit() bool {
+// scrollStateLive says the surface is settled or in a gesture: the states
+// in which geometry frames commit and scroll notifications count (C88, C89).
+func (b *bounded) scrollStateLive() bool {
 	st := b.env.surfaceState()
 	return st == StateSettled || st == StateGestureScrolling
 }
@@ -593,7 +595,7 @@ func (b *bounded) geometryMayCommit() bool {
 // normal commit (geometryFrame), so its first read can ride with the
 // frame's C112a check.
 func (b *bounded) geometryCommitsNormally() bool {
-	return b.geometryMayCommit() && !b.gesture && !b.held && !b.refresh
+	return b.scrollStateLive() && !b.gesture && !b.held && !b.refresh
 }
 
 // measurementRefresh is C97.
@@ -626,7 +628,7 @@ func (b *bounded) measurementRefresh() error {
 // gestureNotice handles a scroll notification (C88, C89).
 // read, when set, is the live read the notification's listener made.
 func (b *bounded) gestureNotice(read []float64) {
-	if b.env.surfaceState() != StateSettled && b.env.surfaceState() != StateGestureScrolling {
+	if !b.scrollStateLive() {
 		return
 	}
 	v := b.liveScroll(read)
