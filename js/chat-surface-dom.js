@@ -243,10 +243,16 @@ export class SurfaceDOM {
     this.created.clear();
   }
 
-  /** READ_SCROLL of the listened root, as [scrollTop, clientHeight, scrollHeight] (null when none). */
+  /**
+   * READ_SCROLL of the listened root, as [scrollTop, clientHeight,
+   * scrollHeight]; null when none, or when a getter threw: Go then reads
+   * them itself through a batch, where a throw is contained and faults the
+   * epoch (C10), instead of escaping into the page's event dispatch.
+   */
   scrollRead() {
     const x = this.listening;
-    return x === null ? null : [x.scrollTop, x.clientHeight, x.scrollHeight];
+    if (x === null) return null;
+    try { return [x.scrollTop, x.clientHeight, x.scrollHeight]; } catch { return null; }
   }
 
   /** READ_CHILDREN's answer for x: per element child its id, flags, mesid or tag. */

@@ -77,6 +77,32 @@ for (const which of ['setTimeout', 'requestAnimationFrame']) {
   });
 }
 
+test('C10/C88: a root whose scrollTop getter throws under a scroll event faults the epoch; nothing escapes into the page (issue 13)', async () => {
+  const x = setup();
+  await x.host.open();
+  x.sched.flush();
+  const boom = new Error('scrollTop refused');
+  const own = Object.getOwnPropertyDescriptor(x.root, 'scrollTop');
+  Object.defineProperty(x.root, 'scrollTop', { get() { throw boom; }, set() {}, configurable: true });
+  const escaped = [];
+  const onError = (e) => escaped.push(e.error ?? e.message);
+  globalThis.window.addEventListener('error', onError);
+  try {
+    x.root.dispatchEvent(new Event('scroll'));
+    x.sched.flush();
+  } finally {
+    globalThis.window.removeEventListener('error', onError);
+  }
+  assert.deepEqual(escaped, [], 'the listener contained the throw');
+  assert.equal(x.host.getFault(), boom, 'the host value is the fault, by identity');
+  assert.deepEqual(x.faults, [boom]);
+  alive();
+  if (own) Object.defineProperty(x.root, 'scrollTop', own); else delete x.root.scrollTop;
+  await recovers(x);
+  x.done();
+  alive();
+});
+
 test('C4: a scheduler that throws inside an operation propagates the value from it', async () => {
   const boom = new Error('no frames');
   const x = setup({ requestAnimationFrame: () => { throw boom; } });
