@@ -173,11 +173,7 @@ export class SurfaceDOM {
       for (const e of entries) {
         const id = idOf(e.target);
         if (!id) continue;
-        const h = this.heights.get(e.target);
-        if (h !== undefined) {
-          const r = e.target.getBoundingClientRect();
-          if (r.bottom - r.top === h) continue;
-        }
+        if (this.sameHeight(e.target)) continue;
         out.push(id);
       }
       if (out.length) events.resize(out);
@@ -203,6 +199,19 @@ export class SurfaceDOM {
     this.onScrollEnd = () => events.scrollend(this.scrollRead());
     this.listening = null;
     this.margins = styles; // style signature → computed lengths, page-wide
+  }
+
+  /** Whether x's border box is still the height of Go's last read of it. A
+   *  root whose getBoundingClientRect throws answers false: Go reads it in a
+   *  contained batch and faults the epoch (C10), and the observer callback
+   *  throws nothing into the page. */
+  sameHeight(x) {
+    const h = this.heights.get(x);
+    if (h === undefined) return false;
+    try {
+      const r = x.getBoundingClientRect();
+      return r.bottom - r.top === h;
+    } catch { return false; }
   }
 
   node(id) {

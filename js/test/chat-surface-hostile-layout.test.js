@@ -129,6 +129,29 @@ test('C85/C87: a mounted root whose border box changes but not its content box i
   assert.deepEqual(x.faults, []);
 });
 
+test('C10/C85: a mounted root whose getBoundingClientRect throws under a size notification faults the epoch; the observer callback does not throw', async () => {
+  const chat = Array.from({ length: 200 }, (_, i) => ({ mes: `m${i}` }));
+  const x = setup(chat);
+  await x.host.open();
+  await x.turn();
+  assert.deepEqual(x.faults, []);
+  const el = x.host.getMessageElement(x.host.snapshot().mounted.at(-1));
+  const boom = new Error('rect refused');
+  el.getBoundingClientRect = () => { throw boom; };
+  el.dataset.pad = '5'; // its border box changes: the observer is notified
+  await x.turn(); // a throw out of the observer callback would fail here
+  assert.equal(x.host.getFault(), boom, 'Go read the root in a contained batch; the host value is the fault');
+  assert.deepEqual(x.faults, [boom]);
+  delete el.getBoundingClientRect;
+  x.host.resetEpoch();
+  assert.equal(x.host.getFault(), null);
+  await x.host.open(); // the next epoch opens, renders and follows the tail
+  await x.turn();
+  assert.equal(x.host.snapshot().state, 'settled');
+  assert.ok(atEnd(x.root), 'at the end in the new epoch');
+  assert.deepEqual(x.faults, [boom]);
+});
+
 test('C87: a gesture that ends short of the end stops following; one that ends at it follows', async () => {
   const chat = Array.from({ length: 200 }, (_, i) => ({ mes: `m${i}` }));
   const x = setup(chat);
