@@ -341,6 +341,39 @@ export async function openChat(page, chatName) {
   await page.waitForFunction((n) => globalThis.SillyTavern.getContext().getCurrentChatId() === n, chatName);
 }
 
+/**
+ * Creates a second character ("Bram") and a group of the fixture character
+ * and Bram in list order (each user message gets a reply from both), with
+ * one chat named chatId, through SillyTavern's own endpoints, and opens it.
+ * Returns { id, avatar } (the group's id, Bram's avatar file).
+ */
+export async function openGroupChat(page, chatId) {
+  const group = await page.evaluate(async ({ chatId, avatar }) => {
+    const ctx = globalThis.SillyTavern.getContext();
+    const post = async (url, body) => {
+      const r = await fetch(url, { method: 'POST', headers: ctx.getRequestHeaders(), body: JSON.stringify(body) });
+      if (!r.ok) throw new Error(`${url}: ${r.status}`);
+      return r;
+    };
+    const bram = await (await post('/api/characters/create', { ch_name: 'Bram', description: 'A keeper of maps.', first_mes: 'Maps, anyone?' })).text();
+    await ctx.getCharacters();
+    const g = await (await post('/api/groups/create', {
+      name: 'Tavern table', members: [avatar, bram], activation_strategy: 1, chat_id: chatId, chats: [chatId],
+    })).json();
+    const groups = await import('/scripts/group-chats.js');
+    await groups.getGroups();
+    await groups.openGroupById(g.id);
+    return { id: g.id, avatar: bram };
+  }, { chatId, avatar: CHARACTER.avatar });
+  await page.waitForFunction((n) => globalThis.SillyTavern.getContext().getCurrentChatId() === n, chatId);
+  return group;
+}
+
+/** A group chat file's messages (header dropped). */
+export function readGroupChat(st, chatId) {
+  return readFileSync(join(st.userDir, 'group chats', `${chatId}.jsonl`), 'utf8').split('\n').filter(Boolean).slice(1).map((l) => JSON.parse(l));
+}
+
 // ---- driving the chat like a user ----
 
 /** True once SillyTavern is not generating and the send button is back. */

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import {
   REPO, CHARACTER, startSillyTavern, launchChromium, openSillyTavern, openChat, send, turn, waitIdle,
+  openGroupChat, readGroupChat,
 } from './harness.js';
 import { startMockLLM } from './mock-llm.js';
 import { makeMessages, chatFile } from '../st-managed/fixture.js';
@@ -460,6 +461,37 @@ test('Continue started while reading far up brings the view to the tail, as vani
   assert.equal((await snapshot()).fault, null);
   mock.setReply({ chunks: REPLY, delayMs: 120 });
 }));
+
+test('a group chat opens bounded too; both members\' replies, one model-made and one taken over, mount at the tail under their names', async () => {
+  const chatId = 'managed group';
+  const group = await openGroupChat(page, chatId);
+  await page.waitForFunction(() => globalThis.__tavernCoreExtension.managed.chat.host.snapshot().state === 'settled', null, { timeout: 20000 });
+  const opened = await snapshot();
+  assert.equal(opened.fault, null);
+  // Seraphina's turn is the model's, Bram's the plugin's (its shouldTakeover
+  // asks the turn's speaker, SillyTavern's name2, through the context).
+  await page.evaluate(() => Object.assign(globalThis.__seedPlugin, { claim: () => globalThis.SillyTavern.getContext().name2 === 'Bram', chunks: ['Maps ', 'for ', 'all.'], delayMs: 60 }));
+  mock.setReply({ chunks: REPLY, delayMs: 20 });
+  const asked = mock.completions.length;
+  const base = await chatLength();
+  await send(page, 'Hello, table');
+  await page.waitForFunction((k) => globalThis.SillyTavern.getContext().chat.length >= k, base + 3, { timeout: 30000 });
+  await waitIdle(page);
+  const chat = await page.evaluate(() => globalThis.SillyTavern.getContext().chat.slice(-3).map((m) => [m.name, m.mes, m.original_avatar ?? null]));
+  assert.deepEqual(chat, [['User', 'Hello, table', null], [CHARACTER.name, REPLY.join(''), CHARACTER.avatar], ['Bram', 'Maps for all.', group.avatar]]);
+  assert.equal(mock.completions.length, asked + 1, 'only Seraphina\'s turn reached the model');
+  const shown = await page.evaluate((from) => [...document.querySelectorAll('#chat > .mes')].filter((el) => Number(el.getAttribute('mesid')) >= from)
+    .map((el) => [el.querySelector('.name_text')?.textContent.trim(), el.querySelector('.mes_text').textContent.trim()]), base);
+  assert.deepEqual(shown, [['User', 'Hello, table'], [CHARACTER.name, REPLY.join('')], ['Bram', 'Maps for all.']]);
+  const s = await snapshot();
+  assert.equal(s.fault, null);
+  assert.equal(s.followingTail, true);
+  assert.equal(s.mounted.at(-1), base + 2);
+  assert.ok((await domCount()).mes <= BOUND);
+  await page.waitForTimeout(500);
+  assert.deepEqual(readGroupChat(st, chatId).slice(-3).map((m) => [m.name, m.mes]), [['User', 'Hello, table'], [CHARACTER.name, REPLY.join('')], ['Bram', 'Maps for all.']]);
+  await page.evaluate(() => Object.assign(globalThis.__seedPlugin, { claim: false }));
+});
 
 test('no page errors', () => {
   assert.deepEqual(errors.map((e) => e.message), []);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { existsSync } from 'node:fs';
 import {
   REPO, startSillyTavern, launchChromium, openSillyTavern, message, send, chooseOption, swipeRight,
-  waitIdle, idle, chatState, shownText, turn,
+  waitIdle, idle, chatState, shownText, turn, openGroupChat, readGroupChat,
 } from './harness.js';
 import { startMockLLM } from './mock-llm.js';
 import { FIXED, PLANNER, CRITIC } from '../../test/fixtures/luker-style-plugin.js';
@@ -414,6 +414,65 @@ test('the takeover toggle in the panel turns takeover off and on', async () => {
   assert.equal(await dispatches(), n, 'not offered');
   assert.equal(mock.completions.length, asked + 1);
   await setSwitch('tavern_core_takeover', true);
+});
+
+// A group chat: SillyTavern's generateGroupWrapper calls Generate() once per
+// activated member (list order here), and each member's turn reaches the
+// interceptor as a normal turn (docs/sillytavern.md). A claimed member reply
+// must carry the member's identity exactly as a model-made one does, show
+// under the member's name, and land in the group's chat file.
+const GROUP_CHAT = 'tavern-core group';
+const groupMessages = () => page.evaluate(() => globalThis.SillyTavern.getContext().chat.map((m) => ({
+  name: m.name, is_user: !!m.is_user, mes: m.mes, original_avatar: m.original_avatar ?? null, force_avatar: m.force_avatar ?? null,
+})));
+const identity = ({ name, is_user, original_avatar, force_avatar }) => ({ name, is_user, original_avatar, force_avatar });
+const shownNames = () => page.evaluate(() => [...document.querySelectorAll('#chat .mes')].map((el) => [Number(el.getAttribute('mesid')), el.querySelector('.name_text')?.textContent.trim()]));
+
+test('a group chat: each member\'s turn is offered, a claimed reply carries the member\'s identity as a model-made one does, shows under its name and is saved in the group chat', async () => {
+  await seed({ claim: false });
+  const group = await openGroupChat(page, GROUP_CHAT);
+  const members = [['Seraphina', 'default_Seraphina.png'], ['Bram', group.avatar]];
+  const wait = (n) => page.waitForFunction((k) => globalThis.SillyTavern.getContext().chat.length >= k && document.body.dataset.generating !== 'true', n, { timeout: 30000 });
+  // The model answers for both members: what SillyTavern itself writes.
+  const base = (await groupMessages()).length;
+  let asked = mock.completions.length;
+  let n = await dispatches();
+  await send(page, 'Hello, table');
+  await wait(base + 3);
+  await waitIdle(page);
+  const byModel = (await groupMessages()).slice(base);
+  assert.deepEqual(byModel.map((m) => [m.name, m.is_user, m.mes]), [
+    ['User', true, 'Hello, table'], ['Seraphina', false, 'Mock reply from the model.'], ['Bram', false, 'Mock reply from the model.'],
+  ]);
+  assert.equal(mock.completions.length, asked + 2);
+  assert.equal(await dispatches(), n + 2, 'each member\'s turn was offered');
+  // The plugin claims both members' turns.
+  await seed({ claim: true, chunks: ['Hello ', 'from ', 'the ', 'plugin.'], delayMs: 20, failAt: -1 });
+  asked = mock.completions.length;
+  n = await dispatches();
+  await send(page, 'Again, table');
+  await wait(base + 6);
+  await waitIdle(page);
+  const byPlugin = (await groupMessages()).slice(base + 3);
+  assert.deepEqual(byPlugin.map((m) => [m.name, m.is_user, m.mes]), [
+    ['User', true, 'Again, table'], ['Seraphina', false, PLUGIN_REPLY], ['Bram', false, PLUGIN_REPLY],
+  ]);
+  assert.equal(mock.completions.length, asked, 'no request to the model');
+  assert.equal(await dispatches(), n + 2);
+  for (const i of [1, 2]) {
+    assert.deepEqual(identity(byPlugin[i]), identity(byModel[i]), `${members[i - 1][0]}: the same identity fields as SillyTavern's own reply`);
+    assert.equal(byPlugin[i].original_avatar, members[i - 1][1]);
+  }
+  const shown = new Map(await shownNames());
+  assert.equal(shown.get(base + 4), 'Seraphina');
+  assert.equal(shown.get(base + 5), 'Bram');
+  assert.equal(await shownText(page, base + 5), PLUGIN_REPLY);
+  // Saved in the group's own chat file.
+  await page.waitForTimeout(500);
+  const saved = readGroupChat(st, GROUP_CHAT);
+  assert.deepEqual(saved.slice(-3).map((m) => [m.name, m.mes, m.original_avatar ?? null]), [
+    ['User', 'Again, table', null], ['Seraphina', PLUGIN_REPLY, 'default_Seraphina.png'], ['Bram', PLUGIN_REPLY, group.avatar],
+  ]);
 });
 
 test('no page errors', () => {

@@ -8,7 +8,7 @@
 import { installSeedExample } from './seed-example.js';
 
 const control = (globalThis.__seedPlugin = {
-  claim: true,          // shouldTakeover's answer
+  claim: true,          // shouldTakeover's answer (or a function of the payload giving it)
   chunks: ['Hel', 'lo ', 'from ', 'the ', 'plugin.'],
   delayMs: 30,
   failAt: -1,           // throw a non-abort error before this chunk index
@@ -18,7 +18,7 @@ const Luker = globalThis.SillyTavern;
 
 function shouldTakeover(eventData) {
   control.dispatches.push({ type: eventData.type, isContinue: eventData.isContinue, keys: Object.keys(eventData) });
-  return control.claim;
+  return typeof control.claim === 'function' ? control.claim(eventData) : control.claim;
 }
 
 async function* streamFromMyBackend(eventData) {
