@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"tavern-core/sessionlog"
+	"tavern-core/sessionlog/zstdlog"
 )
 
 func main() {
@@ -33,6 +34,10 @@ commands:
                      (FILE.torn-OFFSET-TIME) and truncate the torn last line, or
                      add a missing final newline; refuses, changing nothing, when
                      the log is invalid anywhere else (the only command that writes)
+
+FILE is a JSONL log or the harness's compressed session.jsonl.zstd (Zstandard
+frames; a torn final frame is cut off by repair, which keeps the whole records
+it still holds as a new frame).
 `
 
 // removeList collects repeated --remove flags; nil until one is given so an
@@ -100,7 +105,29 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer f.Close()
 		in = f
 	}
-	l, err := sessionlog.Decode(in, sessionlog.DecodeOptions{ImportSnapshot: *importSnap})
+	b, err := io.ReadAll(in)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	// The harness's own files are Zstandard frames (session.jsonl.zstd); the
+	// magic, not the name, decides, so standard input works too.
+	if zstdlog.IsCompressed(b) {
+		z, err := zstdlog.Read(b)
+		if err != nil {
+			var se *sessionlog.Error
+			if !errors.As(err, &se) || se.Code == sessionlog.CodeReadFailed {
+				fmt.Fprintln(stderr, err)
+				return 2
+			}
+			return invalidLog(se, stdout, stderr)
+		}
+		if z.Torn {
+			return invalidLog(z.TornTail(), stdout, stderr)
+		}
+		b = z.Plain
+	}
+	l, err := sessionlog.DecodeOwned(b, sessionlog.DecodeOptions{ImportSnapshot: *importSnap})
 	if err != nil {
 		var se *sessionlog.Error
 		if !errors.As(err, &se) || se.Code == sessionlog.CodeReadFailed {

@@ -1,14 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"tavern-core/sessionlog"
+	"tavern-core/sessionlog/zstdlog"
 )
 
 // repair carries out sessionlog.PlanRepair on a file (S105): a torn last
@@ -25,6 +28,9 @@ func repair(path string, importSnap bool, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 2
+	}
+	if zstdlog.IsCompressed(b) {
+		return repairZstd(path, b, importSnap, stdout, stderr)
 	}
 	plan, err := sessionlog.PlanRepair(b, path, time.Now().UnixMilli(), sessionlog.DecodeOptions{ImportSnapshot: importSnap})
 	if err != nil {
@@ -53,6 +59,77 @@ func repair(path string, importSnap bool, stdout, stderr io.Writer) int {
 		}
 	}
 	writeJSON(stdout, map[string]any{"ok": true, "repair": plan})
+	return 0
+}
+
+// zstdRepair is a compressed log's repair, printed as a plain log's is,
+// plus how many whole records of the torn frame were kept.
+type zstdRepair struct {
+	sessionlog.Repair
+	Frames    int `json:"frames"`
+	Recovered int `json:"recovered"`
+}
+
+// repairZstd recovers a compressed log whose last frame is incomplete (the
+// trace of an append that did not finish): the whole file is copied aside
+// and fsynced, the file is cut where that frame starts, and the whole
+// records the frame's decodable prefix still holds are appended again as
+// one checksummed frame, as the harness's own recovery keeps them. They
+// are kept only if the log with them is valid; the log without them must
+// be. Nothing is changed when the complete frames are corrupt or invalid.
+func repairZstd(path string, b []byte, importSnap bool, stdout, stderr io.Writer) int {
+	refuse := func(err error) int {
+		var se *sessionlog.Error
+		if !errors.As(err, &se) || se.Code == sessionlog.CodeReadFailed {
+			fmt.Fprintln(stderr, err)
+			return 2
+		}
+		se.Message += " (repair removes only an unfinished last frame; nothing was changed)"
+		return invalidLog(se, stdout, stderr)
+	}
+	z, err := zstdlog.Read(b)
+	if err != nil {
+		return refuse(err)
+	}
+	opts := sessionlog.DecodeOptions{ImportSnapshot: importSnap}
+	l, err := sessionlog.DecodeBytes(z.Plain, opts)
+	if err != nil {
+		return refuse(err)
+	}
+	out := zstdRepair{Repair: sessionlog.Repair{Action: "none", Events: l.Len(), Tail: sessionlog.Tail{Offset: int64(len(b))}}, Frames: z.Frames}
+	if !z.Torn {
+		writeJSON(stdout, map[string]any{"ok": true, "repair": out})
+		return 0
+	}
+	var tail []byte
+	if z.RecoveredLines > 0 {
+		if with, err := sessionlog.DecodeBytes(append(bytes.Clone(z.Plain), z.Recovered...), opts); err == nil {
+			if tail, err = zstdlog.Frame(z.Recovered); err != nil {
+				fmt.Fprintln(stderr, err)
+				return 2
+			}
+			out.Events, out.Recovered = with.Len(), z.RecoveredLines
+			out.Frames++
+		}
+	}
+	out.Action, out.TruncateTo = "truncate", z.TornAt
+	out.Tail = sessionlog.Tail{Offset: z.TornAt, Torn: true, TornBytes: z.TornBytes, TornLine: z.Lines + 1}
+	out.Copy = path + ".torn-" + strconv.FormatInt(z.TornAt, 10) + "-" + strconv.FormatInt(time.Now().UnixMilli(), 10)
+	if err := writeNewDurable(out.Copy, b); err != nil {
+		fmt.Fprintf(stderr, "keeping a copy failed, nothing was changed: %v\n", err)
+		return 2
+	}
+	if err := truncateDurable(path, int64(len(b)), z.TornAt); err != nil {
+		fmt.Fprintf(stderr, "truncating failed (the copy %s holds the original): %v\n", out.Copy, err)
+		return 2
+	}
+	if len(tail) > 0 {
+		if err := appendDurable(path, z.TornAt, tail); err != nil {
+			fmt.Fprintf(stderr, "keeping the torn frame's whole records failed (the log is cut at %d and valid; the copy %s holds them): %v\n", z.TornAt, out.Copy, err)
+			return 2
+		}
+	}
+	writeJSON(stdout, map[string]any{"ok": true, "repair": out})
 	return 0
 }
 
