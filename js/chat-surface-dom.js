@@ -281,10 +281,14 @@ export class SurfaceDOM {
     }
   }
 
-  /** Whether any of the records is about the listened root's children. */
+  /** Whether any of the records is about the listened root's children. A
+   *  node whose parentNode getter throws counts: Go then reads the children
+   *  in a contained batch, and the observer callback throws nothing. */
   counts(records) {
     const root = this.listening;
-    for (const r of records) if (r.type === 'childList' || r.target.parentNode === root) return true;
+    try {
+      for (const r of records) if (r.type === 'childList' || r.target.parentNode === root) return true;
+    } catch { return true; }
     return false;
   }
 

@@ -103,6 +103,35 @@ test('C10/C88: a root whose scrollTop getter throws under a scroll event faults 
   alive();
 });
 
+test('C10/C79: a mutation record whose target\'s parentNode getter throws reaches Go as a change to read; nothing escapes into the page', async () => {
+  const x = setup();
+  await x.host.open();
+  x.sched.flush();
+  const el = x.root.querySelector(':scope > .mes');
+  Object.defineProperty(el, 'parentNode', { get() { throw new Error('parentNode refused'); }, configurable: true });
+  const escaped = [];
+  const onError = (e) => escaped.push(e.error ?? e.message);
+  globalThis.window.addEventListener('error', onError);
+  const rejected = [];
+  const onRejection = (e) => rejected.push(e);
+  process.on('uncaughtException', onRejection);
+  try {
+    el.setAttribute('class', 'mes last_mes'); // an observed attribute of a root's child
+    await new Promise((r) => { setTimeout(r, 0); });
+    x.sched.flush();
+  } finally {
+    globalThis.window.removeEventListener('error', onError);
+    process.off('uncaughtException', onRejection);
+    delete el.parentNode;
+  }
+  assert.deepEqual(escaped, [], 'the observer callback contained the throw');
+  assert.deepEqual(rejected, []);
+  assert.equal(x.host.getFault(), null, 'Go re-read the children: nothing foreign, no fault');
+  assert.deepEqual(x.faults, []);
+  alive();
+  x.done();
+});
+
 test('C4: a scheduler that throws inside an operation propagates the value from it', async () => {
   const boom = new Error('no frames');
   const x = setup({ requestAnimationFrame: () => { throw boom; } });
