@@ -5,12 +5,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { browserAvailable, launchChromium, screenshot } from '../browser.js';
 import {
   CACHE, PLUGIN_DIR, freshHome, pluginAdd, readLog, startGate, startHarness, startMockModel,
 } from './harness.js';
 
 const ready = CACHE && PLUGIN_DIR && browserAvailable();
+const REPO = fileURLToPath(new URL('../../..', import.meta.url));
 
 const EDITOR = '/api/plugins/tavern-core-message-editor';
 const FLOW = '[data-chat-flow]';
@@ -325,6 +331,46 @@ test('the message editor in DeepSeek Harness: edit, attachments, undo, regenerat
     await waitFor(() => readLog(paths, sessionId).records.some((r) => r.type === 'compaction/end'), 'compaction/end');
     const mine = errors.filter((e) => /tavern-core/.test(String(e.message)));
     assert.deepEqual(mine, [], 'no errors from the editor');
+  });
+
+  await step('tavern-log reads the harness\'s own compressed session file as its plaintext; a torn last frame is refused and repaired (S102, S105)', async () => {
+    const log = readLog(paths, sessionId);
+    assert.match(log.file, /\.jsonl\.zstd$/, 'the harness writes Zstandard frames by default');
+    const dir = mkdtempSync(join(tmpdir(), 'tavern-dsh-log-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const bin = join(dir, 'tavern-log');
+    const built = spawnSync('go', ['build', '-o', bin, './cmd/tavern-log'], { cwd: REPO, encoding: 'utf8' });
+    assert.equal(built.status, 0, built.stderr);
+    const cli = (args, input) => {
+      const r = spawnSync(bin, args, { input, encoding: 'utf8', maxBuffer: 1 << 28 });
+      return { code: r.status, doc: r.stdout ? JSON.parse(r.stdout) : null, stderr: r.stderr };
+    };
+    // One snapshot of the bytes, compressed and as plaintext (the harness's Node 24 decompressed it).
+    const file = join(dir, 'session.jsonl.zstd');
+    writeFileSync(file, log.bytes);
+    const plain = [JSON.stringify(log.header), ...log.records.map((r) => JSON.stringify(r))].join('\n') + '\n';
+    for (const cmd of ['validate', 'fold', 'transcript']) {
+      const z = cli([cmd, file]);
+      const p = cli([cmd, '-'], plain);
+      assert.equal(z.code, 0, `${cmd}: ${z.stderr}`);
+      assert.equal(p.code, 0, `${cmd} of the plaintext: ${p.stderr}`);
+      assert.deepEqual(z.doc, p.doc, `${cmd}: the compressed file reads as its plaintext`);
+    }
+    const events = cli(['validate', file]).doc.events;
+    assert.ok(events > 20, `the scenario's events: ${events}`);
+    // The last append did not finish: two bytes of its checksum are missing.
+    writeFileSync(file, log.bytes.subarray(0, log.bytes.length - 2));
+    const torn = cli(['validate', file]);
+    assert.equal(torn.code, 1);
+    assert.equal(torn.doc.code, 'torn-tail');
+    const repaired = cli(['repair', file]);
+    assert.equal(repaired.code, 0, repaired.stderr);
+    assert.equal(repaired.doc.repair.action, 'truncate');
+    assert.equal(repaired.doc.repair.truncateTo, torn.doc.offset);
+    const after = cli(['validate', file]);
+    assert.equal(after.code, 0, after.stderr);
+    assert.equal(after.doc.events, repaired.doc.repair.events);
+    assert.ok(after.doc.events <= events && after.doc.events >= events - 50, `kept ${after.doc.events} of ${events}`);
   });
 });
 
