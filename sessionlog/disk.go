@@ -35,6 +35,19 @@ func tornTail(offset int64, lineNo int, line []byte) *Error {
 	}
 }
 
+// compressedLog refuses the harness's compressed file (session.jsonl.zstd,
+// Zstandard frames: its default on disk) by name rather than as "line 1:
+// invalid JSON". This package reads plaintext only, and a host that
+// appends JSONL to such a file would corrupt it; tavern-log decompresses
+// it first (sessionlog/zstdlog, native only).
+func compressedLog() *Error {
+	return &Error{
+		Code: CodeUnsupportedFormat, Seq: -1,
+		Message: "this is a compressed session file (Zstandard frames, the harness's session.jsonl.zstd): " +
+			"read it through the harness, or with `tavern-log`, which decompresses it; this reader takes the plaintext JSONL",
+	}
+}
+
 // Repair is what recovering a log file takes, decided from how its bytes
 // end (S105). The file operations are the caller's (tavern-log repair, the
 // host's repair option); both follow the same plan.

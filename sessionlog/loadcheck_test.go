@@ -2,6 +2,8 @@ package sessionlog
 
 import (
 	"encoding/json"
+	"errors"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -98,4 +100,23 @@ func TestS108_LiveSnapshotsAreNotLoadChecked(t *testing.T) {
 	// V22 in v0 is a load rule: an append of an unknown type is log-only.
 	l0 := load(t, "legacy-v0.jsonl", 0)
 	mustAppend(t, l0, `{"type":"x/custom","data":{}}`)
+}
+
+// S105: the harness's compressed file is refused by name (unsupported
+// format), not as "line 1: invalid JSON"; tavern-log decompresses it first.
+func TestS105_CompressedFileIsRefusedByName(t *testing.T) {
+	b, err := os.ReadFile("../testdata/sessionlog/f.jsonl.zstd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range []DecodeOptions{{}, {AllowTornTail: true}} {
+		_, err := DecodeBytes(b, opts)
+		var se *Error
+		if !errors.As(err, &se) || se.Code != CodeUnsupportedFormat || !strings.Contains(se.Message, "Zstandard") {
+			t.Fatalf("%+v: got %v", opts, err)
+		}
+	}
+	if _, err := PlanRepair(b, "x", 0, DecodeOptions{}); err == nil {
+		t.Fatal("repair planned for a compressed file")
+	}
 }

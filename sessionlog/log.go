@@ -231,6 +231,9 @@ func DecodeOwned(b []byte, opts DecodeOptions) (*Log, error) {
 }
 
 func decodeOwned(b []byte, opts DecodeOptions) (*Log, error) {
+	if len(b) >= 4 && b[0] == 0x28 && b[1] == 0xB5 && b[2] == 0x2F && b[3] == 0xFD {
+		return nil, compressedLog()
+	}
 	d := decoder{opts: opts}
 	pos, lineNo := 0, 0
 	for pos < len(b) {
@@ -434,9 +437,9 @@ func NewLog(h Header, live bool) *Log {
 		h.Fields = map[string]any{"type": "session", "version": json.Number(itoa(h.Version))}
 	}
 	return &Log{
-		Header:     h,
-		live:       live,
-		shadows:    map[int][]int{},
+		Header:  h,
+		live:    live,
+		shadows: map[int][]int{},
 	}
 }
 

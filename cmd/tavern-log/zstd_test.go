@@ -148,3 +148,16 @@ func decodeAll(t *testing.T, b []byte) []byte {
 	}
 	return out
 }
+
+// S102: the committed fixture (testdata's log as header frame plus two batch
+// frames) validates and folds as its plaintext.
+func TestS102_CommittedCompressedFixture(t *testing.T) {
+	z := filepath.Join("..", "..", "testdata", "sessionlog", "f.jsonl.zstd")
+	for _, cmd := range []string{"validate", "fold", "transcript"} {
+		_, want, _ := runCLI(t, "", cmd, fixtureF)
+		code, got, stderr := runCLI(t, "", cmd, z)
+		if code != 0 || !equalJSON(got, want) {
+			t.Fatalf("%s: %d %v %s", cmd, code, got, stderr)
+		}
+	}
+}

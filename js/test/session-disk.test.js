@@ -140,6 +140,20 @@ test('S105: a torn tail is refused with its byte offset, and the host does not s
   assert.equal((await r.json()).error.code, 'session-not-loaded');
 });
 
+test('S105: the harness\'s compressed session.jsonl.zstd is refused by name, unchanged, not as invalid JSON', () => {
+  const path = tmpCopy('f.jsonl.zstd', 'session.jsonl.zstd');
+  const before = readFileSync(path);
+  for (const load of [() => LiveSession.load(path), () => repairLog(path), () => openLog(before)]) {
+    const e = thrown(load);
+    assert.ok(e instanceof SessionLogError);
+    assert.equal(e.code, 'unsupported-format');
+    assert.match(e.message, /compressed session file \(Zstandard frames/);
+    assert.match(e.message, /tavern-log/);
+  }
+  assert.ok(readFileSync(path).equals(before), 'nothing was written');
+  assert.deepEqual(readdirSync(dirname(path)), ['session.jsonl.zstd']);
+});
+
 test('S105: repair keeps a copy of the torn file, truncates it at the offset, and the session loads again', () => {
   const path = tmpCopy('f.jsonl');
   const whole = readFileSync(path);
