@@ -155,7 +155,10 @@ type result struct {
 type Child struct {
 	Node  Node   // Unregistered when the adapter has no id for it
 	Flags uint16 // NodeMes, NodeStylePins
-	Mesid string // the mesid attribute of a .mes child
+	// Mesid is the mesid attribute of a .mes child as the number it spells
+	// when it is one's canonical decimal (what C79 compares), else -1: no
+	// string is made per child per read.
+	Mesid int
 	Has   bool   // whether it has one
 	Tag   string // lower-case localName of any other child
 }
@@ -271,13 +274,38 @@ func (d *decoder) children() []Child {
 		c.Node, c.Flags = d.node(), d.unit()
 		if c.Flags&NodeMes != 0 {
 			if c.Has = d.unit() != 0; c.Has {
-				c.Mesid = d.str()
+				c.Mesid = d.decimal()
 			}
 		} else {
 			c.Tag = d.str()
 		}
 	}
 	return out
+}
+
+// decimal reads a string as decode's Child.Mesid: n when it is String(n)
+// for an n below MaxMessages, else -1.
+func (d *decoder) decimal() int {
+	n := int(d.u32())
+	if n > len(d.u)-d.pos {
+		n = len(d.u) - d.pos
+	}
+	u := d.u[d.pos : d.pos+n]
+	d.pos += n
+	if n == 0 || n > 9 || (u[0] == '0' && n > 1) {
+		return -1
+	}
+	v := 0
+	for _, c := range u {
+		if c < '0' || c > '9' {
+			return -1
+		}
+		v = v*10 + int(c-'0')
+	}
+	if v >= MaxMessages {
+		return -1
+	}
+	return v
 }
 
 func (d *decoder) str() string {

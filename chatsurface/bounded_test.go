@@ -459,6 +459,26 @@ func TestC79_S66_ManagedInconsistent(t *testing.T) {
 	wantErr(t, h.render(), apierr.PlainError, "ChatSurface committed DOM projection is inconsistent")
 }
 
+// C79: a root's mesid must spell its mesid exactly (String(mesid)). The
+// children read decodes it to a number without a string (Child.Mesid): a
+// spelling that parses to the same number is still foreign.
+func TestC79_MesidSpelling(t *testing.T) {
+	for _, v := range []string{"01", " 1", "1 ", "+1", "1.0", "1e0", "0x1", "\u0661", "", "-1", "4294967297", "11"} {
+		h := managedHarness(t, 3)
+		h.create()
+		h.open()
+		h.dom.SetAttr(h.host.MessageElement(1), "mesid", v)
+		wantErr(t, h.render(), apierr.PlainError, "ChatSurface committed DOM projection is inconsistent")
+	}
+	h := managedHarness(t, 12)
+	h.create()
+	h.open()
+	h.dom.SetAttr(h.host.MessageElement(11), "mesid", "11") // the value it has: not a change
+	if err := h.render(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // C105, C106 S67: after a fault every mutating call throws; DOM unchanged.
 func TestC106_S67_FaultedBoundedView(t *testing.T) {
 	h := managedHarness(t, 100)

@@ -24,14 +24,28 @@ func (h *Host) structural() error {
 	return nil
 }
 
-// checkProjection is C27 on a projection the core computed itself.
+// checkProjection is C27 on a projection the core computed itself: what
+// ValidateProjection checks, with its errors, on integers that need no copy
+// (a commit runs per frame).
 func checkProjection(proj []int, count int) error {
-	fs := make([]float64, len(proj))
-	for i, p := range proj {
-		fs[i] = float64(p)
+	ranges := 0
+	for k, p := range proj {
+		if p < 0 || p >= count {
+			return newRangeError(CodeProjection, "ChatSurface projection index "+itoa(p)+" is outside [0, "+itoa(count)+")")
+		}
+		if k == 0 || p != proj[k-1]+1 {
+			ranges++
+		}
 	}
-	_, err := ValidateProjection(fs, count)
-	return err
+	for k := 1; k < len(proj); k++ {
+		if proj[k] <= proj[k-1] {
+			return newError(CodeProjection, "ChatSurface projection indices must be unique and strictly increasing")
+		}
+	}
+	if ranges > 2 {
+		return newError(CodeProjection, "ChatSurface projection has "+itoa(ranges)+" ranges; maximum is 2")
+	}
+	return nil
 }
 
 // commit is the projection commit (C33). layout, in managed mode, writes the
@@ -63,12 +77,11 @@ func (h *Host) commitPhases(proj []int, replace map[int]bool, layout *Window) er
 		}
 	}
 	// Phase 4: retain or materialise, ascending.
-	var next, fresh []*residency
-	retained := map[*residency]bool{}
+	next := make([]*residency, 0, len(proj))
+	var fresh []*residency
 	for _, m := range proj {
 		if r := h.residencyAt(m); r != nil && r.msg == h.ids[m] && !replace[m] {
 			next = append(next, r)
-			retained[r] = true
 			continue
 		}
 		r, err := h.materialize(m)
@@ -80,7 +93,10 @@ func (h *Host) commitPhases(proj []int, replace map[int]bool, layout *Window) er
 	}
 	// Phases 5–6: content preparation and prepareContent, participant-major.
 	var prepared []*residency
-	owners := map[*residency]map[Node]*Participant{}
+	var owners map[*residency]map[Node]*Participant // only prepareContent claims (C37)
+	if h.reg.preparers() > 0 {
+		owners = map[*residency]map[Node]*Participant{}
+	}
 	for _, r := range fresh {
 		if h.transient[r.msg] {
 			continue // raw content, nothing else (C56)
@@ -93,7 +109,9 @@ func (h *Host) commitPhases(proj []int, replace map[int]bool, layout *Window) er
 		r.prepared, r.pending = pr.ready, !pr.ready
 		if r.prepared {
 			prepared = append(prepared, r)
-			owners[r] = map[Node]*Participant{}
+			if owners != nil {
+				owners[r] = map[Node]*Participant{}
+			}
 		}
 	}
 	for _, p := range h.reg.list {
@@ -115,10 +133,15 @@ func (h *Host) commitPhases(proj []int, replace map[int]bool, layout *Window) er
 		h.doc.Release(r.parent)
 		r.parent, r.html = 0, ""
 	}
-	// Phase 7: close leaving roots, ascending.
+	// Phase 7: close leaving roots, ascending: those of h.mounted not in
+	// next (both ascend by mesid).
 	var leaving []*residency
+	j := 0
 	for _, r := range h.mounted {
-		if !retained[r] {
+		for j < len(next) && next[j].mesid < r.mesid {
+			j++
+		}
+		if j == len(next) || next[j] != r {
 			leaving = append(leaving, r)
 		}
 	}
@@ -318,13 +341,18 @@ func (h *Host) placeRoots(children []Child, rs []*residency, before, after []Nod
 		want = append(want, r.root)
 	}
 	want = append(want, after...)
-	mine := make(map[Node]bool, len(want))
-	for _, n := range want {
-		mine[n] = true
+	// The host's nodes as they are now, in DOM order. A bounded commit's
+	// want holds at most 35 nodes (C73): a scan costs less than a map then.
+	var mine map[Node]bool
+	if len(want) > 64 {
+		mine = make(map[Node]bool, len(want))
+		for _, n := range want {
+			mine[n] = true
+		}
 	}
-	var cur []Node // the host's nodes as they are now, in DOM order
+	cur := make([]Node, 0, len(want))
 	for _, c := range children {
-		if mine[c.Node] {
+		if (mine == nil && hasNode(want, c.Node)) || mine[c.Node] {
 			cur = append(cur, c.Node)
 		}
 	}
@@ -349,9 +377,20 @@ func (h *Host) placeRoots(children []Child, rs []*residency, before, after []Nod
 			if next != 0 {
 				q = pos(next)
 			}
-			cur = append(cur[:q], append([]Node{n}, cur[q:]...)...)
+			cur = append(cur, 0)
+			copy(cur[q+1:], cur[q:])
+			cur[q] = n
 			h.doc.Insert(h.root, n, next)
 		}
 		next = n
 	}
+}
+
+func hasNode(ns []Node, n Node) bool {
+	for _, x := range ns {
+		if x == n {
+			return true
+		}
+	}
+	return false
 }

@@ -267,7 +267,7 @@ func (h *Host) projectionOK(children []Child) error {
 		if c.Flags&NodeMes == 0 {
 			continue
 		}
-		if k >= len(h.mounted) || h.mounted[k].root != c.Node || !c.Has || !isDecimal(c.Mesid, h.mounted[k].mesid) {
+		if k >= len(h.mounted) || h.mounted[k].root != c.Node || !c.Has || c.Mesid != h.mounted[k].mesid {
 			return h.fail(errInconsistent())
 		}
 		k++

@@ -60,3 +60,33 @@ func TestC27_S29_ProjectionValidation(t *testing.T) {
 		t.Fatalf("%v %v", p, err)
 	}
 }
+
+// C27: the commit's own check on integers (checkProjection) fails exactly
+// where ValidateProjection does, with its error: every list of up to four
+// indices in [-1, 5] against a count of 5.
+func TestC27_CommitCheckMatchesValidation(t *testing.T) {
+	var lists [][]int
+	var grow func(l []int)
+	grow = func(l []int) {
+		lists = append(lists, append([]int(nil), l...))
+		if len(l) < 4 {
+			for v := -1; v <= 5; v++ {
+				grow(append(l, v))
+			}
+		}
+	}
+	grow(nil)
+	for _, l := range lists {
+		fs := make([]float64, len(l))
+		for i, v := range l {
+			fs[i] = float64(v)
+		}
+		_, want := ValidateProjection(fs, 5)
+		got := checkProjection(l, 5)
+		w, _ := want.(*Error)
+		g, _ := got.(*Error)
+		if (want == nil) != (got == nil) || (want != nil && (w == nil || g == nil || w.Class != g.Class || w.Message != g.Message)) {
+			t.Fatalf("%v: checkProjection %v, ValidateProjection %v", l, got, want)
+		}
+	}
+}

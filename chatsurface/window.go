@@ -278,7 +278,7 @@ func (w Window) Mounted(count int) []int {
 	if count == 0 {
 		return nil
 	}
-	var out []int
+	out := make([]int, 0, max(0, w.Last-w.First+1)+1)
 	for i := w.First; i <= w.Last; i++ {
 		out = append(out, i)
 	}
