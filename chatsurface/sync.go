@@ -30,7 +30,10 @@ func (s *syncJS) Activate(fn Ref, source Node, mesid int, element, content Node,
 }
 func (s *syncJS) Dispose(d Ref) (Return, *JSValue) { s.doc.syncForJS(); return s.js.Dispose(d) }
 func (s *syncJS) Release(r Ref)                    { s.js.Release(r) }
-func (s *syncJS) Messages() Pass                   { s.doc.syncForJS(); return s.js.Messages() }
+func (s *syncJS) Messages(room []MessageID) Pass {
+	s.doc.syncForJS()
+	return s.js.Messages(room)
+}
 func (s *syncJS) MessageAt(i int) (MessageID, *JSValue) {
 	s.doc.syncForJS()
 	return s.js.MessageAt(i)
