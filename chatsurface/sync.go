@@ -68,6 +68,10 @@ func (s *syncJS) CurrentVersion(msg MessageID, mesid int, req Signal) (bool, str
 	return s.pc.CurrentVersion(msg, mesid, req)
 }
 func (s *syncJS) NewRequest(msg MessageID, mesid int) Signal { return s.pc.NewRequest(msg, mesid) }
+func (s *syncJS) VersionedRequest(msg MessageID, mesid int) (Signal, string, *JSValue) {
+	s.doc.syncForJS()
+	return s.pc.VersionedRequest(msg, mesid)
+}
 func (s *syncJS) CallProcessor(token Token, prepare Ref, msg MessageID, mesid int, signal Signal) {
 	s.doc.syncForJS()
 	s.pc.CallProcessor(token, prepare, msg, mesid, signal)
