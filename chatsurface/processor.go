@@ -109,7 +109,7 @@ type request struct {
 	version  string // the version the base was formatted for (C117)
 	base     string
 	signal   Signal
-	layers   []*layer
+	layers   []layer // one allocation per request: its room is the chain's length
 	aborted  bool
 	settled  bool // the chain settled, or it was skipped (C126)
 	done     bool // result holds a committed-worthy result
@@ -234,7 +234,8 @@ func (h *Host) processContent(msg MessageID, mesid int, html string) (prepared, 
 	if sig == 0 {
 		sig = h.pcb().NewRequest(msg, mesid)
 	}
-	req := &request{msg: msg, mesid: mesid, version: ver, base: html, signal: sig}
+	req := &request{msg: msg, mesid: mesid, version: ver, base: html, signal: sig,
+		layers: make([]layer, 0, len(h.page.processors))}
 	p.cache[msg] = req
 	p.queue = append(p.queue, req)
 	return prepared{}, nil
@@ -343,8 +344,10 @@ func (h *Host) pump() {
 func (h *Host) startLayer(req *request, i int) {
 	p := &h.proc
 	p.nextToken++
-	l := &layer{req: req, i: i, token: p.nextToken}
-	req.layers = append(req.layers, l)
+	// Within its room (the chain's length) no append moves the layers the
+	// token table points to.
+	req.layers = append(req.layers, layer{req: req, i: i, token: p.nextToken})
+	l := &req.layers[len(req.layers)-1]
 	p.tokens[l.token] = l
 	h.pcb().CallProcessor(l.token, h.page.processors[i].Prepare, req.msg, req.mesid, req.signal)
 }
@@ -486,7 +489,7 @@ func (h *Host) settleLayer(l *layer, html string, err error, known int) {
 		h.finish(req, html, err, known)
 		return
 	}
-	outer := req.layers[l.i-1]
+	outer := &req.layers[l.i-1]
 	if outer.settled || req.settled {
 		return
 	}

@@ -981,3 +981,38 @@ func TestC125_RefreshCrossingsPerMessage(t *testing.T) {
 		}
 	}
 }
+
+// C45, C115 (issue 13): C45's read lists are the host's room from one check
+// to the next, and a request's layers live in one array sized for the chain
+// that the token table points into; the chain still settles in order.
+func TestC45_C115_ContentUpdateRoom(t *testing.T) {
+	h := procHarness(t, "a", "b")
+	for _, id := range []string{"p", "q", "r"} {
+		h.wrapping(id)
+	}
+	h.create()
+	h.mustRender()
+	h.drain()
+	if err := h.host.verifyOwnership(); err != nil {
+		t.Fatal(err)
+	}
+	room := &h.host.ownRoom.first[:1][0]
+	if err := h.host.verifyOwnership(); err != nil || &h.host.ownRoom.first[:1][0] != room {
+		t.Fatal("C45's second check did not use the first one's lists")
+	}
+	h.host.RefreshClear()
+	h.host.RefreshApply(5)
+	req := h.host.proc.running
+	if req == nil || len(req.layers) != 3 || cap(req.layers) != 3 {
+		t.Fatalf("running request's layers: %+v", req)
+	}
+	for i := range req.layers {
+		if l := &req.layers[i]; h.host.proc.tokens[l.token] != l {
+			t.Fatalf("layer %d is not the one its token names", i)
+		}
+	}
+	h.drain()
+	if h.html(0) != "p(q(r(<p>a</p>)))" || h.html(1) != "p(q(r(<p>b</p>)))" {
+		t.Fatalf("%q %q", h.html(0), h.html(1))
+	}
+}
