@@ -175,11 +175,14 @@ type ownership struct {
 	src   []Read
 }
 
-// queueOwnership queues C45's reads for every mounted root.
+// queueOwnership queues C45's reads for every mounted root. Their lists
+// are the host's room, taken while the reads are out (a content update runs
+// C45 twice per message) and given back by ownershipOK.
 func (h *Host) queueOwnership() ownership {
-	o := ownership{rs: h.mounted, first: make([]Read, len(h.mounted))}
-	for i, r := range h.mounted {
-		o.first[i] = h.doc.QQuery(r.root, SelMesText)
+	o := ownership{rs: h.mounted, first: h.ownRoom.first[:0], src: h.ownRoom.src[:0]}
+	h.ownRoom = ownership{}
+	for _, r := range h.mounted {
+		o.first = append(o.first, h.doc.QQuery(r.root, SelMesText))
 		for _, c := range r.claims {
 			o.src = append(o.src, h.doc.QNode(c.source), h.doc.QContains(r.content, c.source))
 		}
@@ -189,6 +192,8 @@ func (h *Host) queueOwnership() ownership {
 
 // ownershipOK is C45 on those reads.
 func (h *Host) ownershipOK(o ownership) error {
+	// The lists are the room again: nothing below queues reads.
+	h.ownRoom = ownership{first: o.first[:0], src: o.src[:0]}
 	d := h.doc
 	k := 0
 	for i, r := range o.rs {

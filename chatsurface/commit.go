@@ -2,7 +2,12 @@ package chatsurface
 
 // structural is the structural pass over chat[] (C4, C25).
 func (h *Host) structural() error {
-	p := h.js.Messages()
+	if h.ids == nil && h.idRoom == nil && h.index.pos == nil {
+		if s := spareStructure.Swap(nil); s != nil {
+			h.ids, h.idRoom, h.index.pos = s.ids[:0], s.room[:0], s.pos[:0]
+		}
+	}
+	p := h.js.Messages(h.idRoom)
 	if p.Thrown != nil {
 		return h.fail(p.Thrown)
 	}
@@ -15,9 +20,13 @@ func (h *Host) structural() error {
 	}
 	ids := p.IDs
 	if h.index.build(ids) >= 0 {
+		h.idRoom = ids[:0]
 		return h.fail(newError(CodeProjection, "ChatSurface messages must not contain the same object more than once"))
 	}
-	h.ids = ids
+	// The last pass's ids are the next one's room: nothing keeps them (a
+	// residency holds its id, the layout its sizes), and a pass of 10,000
+	// messages then allocates nothing.
+	h.ids, h.idRoom = ids, h.ids[:0]
 	if h.managed {
 		h.b.restructure()
 	}

@@ -116,8 +116,9 @@ type Callbacks interface {
 	// Messages is one structural pass over getMessages() (C4), reading
 	// chat[].length as ToLength does (an array-like works). The bridge
 	// allocates nothing for a length over MaxMessages: it reports the
-	// length instead of the ids.
-	Messages() Pass
+	// length instead of the ids. The ids go into room when it has the
+	// capacity (room is storage the core no longer reads).
+	Messages(room []MessageID) Pass
 	// MessageAt is chat[i]'s id now (0 when out of range or not an object),
 	// and Count is chat[].length now; neither changes the structure Go knows.
 	MessageAt(i int) (MessageID, *JSValue)

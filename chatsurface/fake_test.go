@@ -563,11 +563,15 @@ func (j *fakeJS) Activate(f Ref, src Node, m int, e, c Node, s Signal) (Return, 
 }
 func (j *fakeJS) Dispose(d Ref) (Return, *JSValue) { return j.disp[d]() }
 func (j *fakeJS) Release(Ref)                      { j.released++ }
-func (j *fakeJS) Messages() Pass {
+func (j *fakeJS) Messages(room []MessageID) Pass {
 	if j.length > MaxMessages {
 		return Pass{Bad: -1, Length: j.length}
 	}
-	ids := make([]MessageID, len(j.chat))
+	ids := room[:0]
+	if cap(ids) < len(j.chat) {
+		ids = make([]MessageID, len(j.chat))
+	}
+	ids = ids[:len(j.chat)]
 	for i, m := range j.chat {
 		if m == nil {
 			return Pass{Bad: i}

@@ -78,6 +78,8 @@ type Host struct {
 	committed bool // static: the epoch's first projection committed
 
 	ids       []MessageID // chat[] at the last structural pass
+	idRoom    []MessageID // storage for the next pass (never h.ids')
+	ownRoom   ownership   // queueOwnership's lists between two checks
 	index     messageIndex
 	mounted   []*residency // ascending mesid
 	transient map[MessageID]bool
@@ -425,8 +427,8 @@ func (h *Host) reset() error {
 	h.fault = nil
 	h.state = StateInactive
 	h.committed = false
-	h.ids = nil
-	h.index.reset() // its room is kept for the next epoch's passes
+	h.ids = h.ids[:0] // its room and the index's serve the next epoch's passes
+	h.index.reset()
 	clear(h.transient)
 	return nil
 }
@@ -450,6 +452,13 @@ func (h *Host) Dispose() error {
 	}
 	h.doc.Listen(h.root, false)
 	h.disposed = true
+	// A disposed host makes no pass again: its structure's room goes to
+	// the next host's.
+	h.index.reset()
+	if cap(h.ids) > 0 {
+		spareStructure.Store(&structureRoom{h.ids, h.idRoom, h.index.pos})
+	}
+	h.ids, h.idRoom, h.index.pos = nil, nil, nil
 	h.label = ""
 	h.state = StateDisposed
 	h.fault = nil

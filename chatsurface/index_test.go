@@ -71,3 +71,49 @@ func TestC25MessageIndexDenseAndSparse(t *testing.T) {
 		t.Fatalf("get(151) = %d, %v", i, ok)
 	}
 }
+
+// C4 (issue 13): a structural pass fills the previous pass's ids, and a
+// disposed host's ids and index room serve the next host's passes, so
+// opening a 10,000-message chat again allocates neither array. The answers
+// stay those of fresh storage: every id maps to its mesid and a duplicate is
+// still found.
+func TestC4_StructuralPassReusesStorage(t *testing.T) {
+	spareStructure.Store(nil)
+	h := managedHarness(t, 10000)
+	h.create()
+	h.open()
+	h.sch.flush()
+	a := &h.host.ids[0]
+	if err := h.host.structural(); err != nil {
+		t.Fatal(err)
+	}
+	b := &h.host.ids[0]
+	if err := h.host.structural(); err != nil {
+		t.Fatal(err)
+	}
+	if b == a || &h.host.ids[0] != a {
+		t.Fatal("a pass did not fill the storage of the pass before the last")
+	}
+	pos := &h.host.index.pos[0]
+	if err := h.host.Dispose(); err != nil {
+		t.Fatal(err)
+	}
+	h2 := &harness{t: t, dom: h.dom, js: h.js, sch: &fakeSched{}, page: h.page}
+	h2.create()
+	h2.open()
+	if p := &h2.host.ids[0]; p != a && p != b {
+		t.Fatal("the disposed host's ids were not reused")
+	}
+	if &h2.host.index.pos[0] != pos {
+		t.Fatal("the disposed host's index room was not reused")
+	}
+	for i, m := range h.js.chat {
+		if j, ok := h2.host.indexOf(m.id); !ok || j != i {
+			t.Fatalf("message %d indexed at %d, %v", i, j, ok)
+		}
+	}
+	h.js.chat[7] = h.js.chat[3]
+	if err := h2.host.structural(); err == nil {
+		t.Fatal("a duplicate in reused storage was not found")
+	}
+}

@@ -227,15 +227,20 @@ func (h *Host) swapContent(r *residency, s staged) error {
 		return h.fail(err)
 	}
 	if s.node != 0 {
+		// Its own list: the one prepareContent fills lives on the heap, and
+		// content without preparers (most updates) needs none.
+		got := new([]*claim)
 		owners := map[Node]*Participant{}
 		for _, p := range h.reg.list {
 			if p.PrepareContent == 0 {
 				continue
 			}
-			if err := h.prepareContent(p, r.mesid, s.node, owners, &claims); err != nil {
+			if err := h.prepareContent(p, r.mesid, s.node, owners, got); err != nil {
+				claims = *got
 				return fail(ReasonContentPreparation, err)
 			}
 		}
+		claims = *got
 		// C40: only a prepareContent hook sees the staging element.
 		if err := h.checkDetachedItems([]detached{{content: s.node, claims: claims}}); err != nil {
 			return fail(ReasonContentPreparation, err)

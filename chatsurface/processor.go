@@ -49,6 +49,11 @@ type ProcessorCallbacks interface {
 	// NewRequest creates a request's AbortController and holds its message
 	// object for the processors (C116) until ReleaseSignal.
 	NewRequest(msg MessageID, mesid int) Signal
+	// VersionedRequest is Version of the object at mesid and then, when
+	// that did not throw, NewRequest for the same object, in one crossing:
+	// C122 starts a request whatever the version when no entry can be
+	// used.
+	VersionedRequest(msg MessageID, mesid int) (Signal, string, *JSValue)
 	// CallProcessor calls prepare(ctx, renderBase) for one layer; its
 	// outcome comes back as Host.ProcessorDone or Host.ProcessorFailed.
 	CallProcessor(token Token, prepare Ref, msg MessageID, mesid int, signal Signal)
@@ -104,7 +109,7 @@ type request struct {
 	version  string // the version the base was formatted for (C117)
 	base     string
 	signal   Signal
-	layers   []*layer
+	layers   []layer // one allocation per request: its room is the chain's length
 	aborted  bool
 	settled  bool // the chain settled, or it was skipped (C126)
 	done     bool // result holds a committed-worthy result
@@ -200,13 +205,21 @@ func (h *Host) processContent(msg MessageID, mesid int, html string) (prepared, 
 	if !h.processing() {
 		return prepared{ready: true}, nil
 	}
-	ver, thrown := h.pcb().Version(msg, mesid, 0)
+	p := &h.proc
+	e := p.cache[msg]
+	usable := e != nil && !e.aborted && !e.failed
+	var sig Signal
+	var ver string
+	var thrown *JSValue
+	if usable {
+		ver, thrown = h.pcb().Version(msg, mesid, 0)
+	} else { // a new request whatever the version: one crossing for both
+		sig, ver, thrown = h.pcb().VersionedRequest(msg, mesid)
+	}
 	if thrown != nil {
 		return prepared{}, thrown
 	}
-	p := &h.proc
-	e := p.cache[msg]
-	if e != nil && !e.aborted && !e.failed && e.version == ver && e.base == html {
+	if usable && e.version == ver && e.base == html {
 		if e.done {
 			return prepared{ready: true, cached: true, result: e.result}, nil
 		}
@@ -218,7 +231,11 @@ func (h *Host) processContent(msg MessageID, mesid int, html string) (prepared, 
 		h.abortRequest(e)
 		h.dropEntry(e)
 	}
-	req := &request{msg: msg, mesid: mesid, version: ver, base: html, signal: h.pcb().NewRequest(msg, mesid)}
+	if sig == 0 {
+		sig = h.pcb().NewRequest(msg, mesid)
+	}
+	req := &request{msg: msg, mesid: mesid, version: ver, base: html, signal: sig,
+		layers: make([]layer, 0, len(h.page.processors))}
 	p.cache[msg] = req
 	p.queue = append(p.queue, req)
 	return prepared{}, nil
@@ -313,7 +330,7 @@ func (h *Host) pump() {
 		p.queue[0] = nil
 		p.queue = p.queue[1:]
 		if req.aborted || h.disposed {
-			h.finish(req, "", nil)
+			h.finish(req, "", nil, currentNo) // aborted or disposed: not current
 			continue
 		}
 		p.running = req
@@ -327,8 +344,10 @@ func (h *Host) pump() {
 func (h *Host) startLayer(req *request, i int) {
 	p := &h.proc
 	p.nextToken++
-	l := &layer{req: req, i: i, token: p.nextToken}
-	req.layers = append(req.layers, l)
+	// Within its room (the chain's length) no append moves the layers the
+	// token table points to.
+	req.layers = append(req.layers, layer{req: req, i: i, token: p.nextToken})
+	l := &req.layers[len(req.layers)-1]
 	p.tokens[l.token] = l
 	h.pcb().CallProcessor(l.token, h.page.processors[i].Prepare, req.msg, req.mesid, req.signal)
 }
@@ -409,7 +428,7 @@ func (h *Host) ProcessorDone(token Token, v Value) {
 		return
 	}
 	if v.Kind != jsvalue.String {
-		h.layerFailed(l, newTypeError(CodeProcessor, "prepare must return an HTML string"))
+		h.layerFailed(l, newTypeError(CodeProcessor, "prepare must return an HTML string"), currentAsk)
 		return
 	}
 	req := l.req
@@ -417,16 +436,30 @@ func (h *Host) ProcessorDone(token Token, v Value) {
 	if h.currentHere(req) {
 		cur, ver, thrown = h.pcb().CurrentVersion(req.msg, req.mesid, req.signal)
 	}
+	// No JS runs between this read and finish's C125 test (the outermost
+	// layer settles the request at once), so finish takes its answer.
+	known := currentNo
+	if cur {
+		known = currentYes
+	}
 	switch {
 	case cur && thrown != nil:
-		h.layerFailed(l, thrown)
+		h.layerFailed(l, thrown, known)
 	case cur && ver != req.version: // C119
 		h.layerFailed(l, newError(CodeProcessor, "ChatSurface content processor "+
-			h.page.processors[l.i].ID+" changed message "+itoa(req.mesid)+" after renderBase"))
+			h.page.processors[l.i].ID+" changed message "+itoa(req.mesid)+" after renderBase"), known)
 	default:
-		h.settleLayer(l, v.Str, nil)
+		h.settleLayer(l, v.Str, nil, known)
 	}
 }
+
+// What a caller of finish knows of C125's test: nothing (finish asks
+// chat[]), or its answer read with no JS run since.
+const (
+	currentAsk = iota
+	currentYes
+	currentNo
+)
 
 // ProcessorFailed delivers the rejection (or synchronous throw) of the
 // processor call token.
@@ -436,26 +469,27 @@ func (h *Host) ProcessorFailed(token Token, thrown *JSValue) {
 	if l == nil || l.settled {
 		return
 	}
-	h.layerFailed(l, thrown)
+	h.layerFailed(l, thrown, currentAsk)
 }
 
 // layerFailed wraps a layer's failure with the processor id and mesid (C118).
-func (h *Host) layerFailed(l *layer, cause error) {
+func (h *Host) layerFailed(l *layer, cause error, known int) {
 	h.settleLayer(l, "", causedError(CodeProcessor,
-		"ChatSurface content processor "+h.page.processors[l.i].ID+" failed for message "+itoa(l.req.mesid), cause))
+		"ChatSurface content processor "+h.page.processors[l.i].ID+" failed for message "+itoa(l.req.mesid), cause), known)
 }
 
 // settleLayer settles the outer layer's renderBase with this layer's
-// outcome, or the request when this is the outermost layer.
-func (h *Host) settleLayer(l *layer, html string, err error) {
+// outcome, or the request when this is the outermost layer (known as
+// finish takes it).
+func (h *Host) settleLayer(l *layer, html string, err error, known int) {
 	l.settled = true
 	delete(h.proc.tokens, l.token)
 	req := l.req
 	if l.i == 0 {
-		h.finish(req, html, err)
+		h.finish(req, html, err, known)
 		return
 	}
-	outer := req.layers[l.i-1]
+	outer := &req.layers[l.i-1]
 	if outer.settled || req.settled {
 		return
 	}
@@ -480,7 +514,8 @@ func (h *Host) currentHere(req *request) bool {
 // finish settles a request (C125–C127): a current success is stored and,
 // when mounted, committed under content-commit; a current failure faults;
 // anything else is dropped. Waiting Promises settle, and the queue moves on.
-func (h *Host) finish(req *request, html string, err error) {
+// known is C125's test when the caller read it with no JS run since.
+func (h *Host) finish(req *request, html string, err error, known int) {
 	if req.settled {
 		return
 	}
@@ -489,7 +524,10 @@ func (h *Host) finish(req *request, html string, err error) {
 	if p.running == req {
 		p.running = nil
 	}
-	cur := h.current(req)
+	cur := known == currentYes
+	if known == currentAsk {
+		cur = h.current(req)
+	}
 	switch {
 	case !cur:
 		err = nil // C126: dropped, never written, never rejects

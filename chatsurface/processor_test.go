@@ -36,6 +36,13 @@ type fakeProcs struct {
 }
 
 func (j *fakeJS) NewRequest(MessageID, int) Signal { return j.NewSignal() }
+func (j *fakeJS) VersionedRequest(msg MessageID, mesid int) (Signal, string, *JSValue) {
+	ver, thrown := j.Version(msg, mesid, 0)
+	if thrown != nil {
+		return 0, "", thrown
+	}
+	return j.NewRequest(msg, mesid), ver, nil
+}
 func (j *fakeJS) Version(msg MessageID, _ int, _ Signal) (string, *JSValue) {
 	return `["` + j.msg(msg).mes + `",0]`, nil
 }
@@ -902,5 +909,110 @@ func TestC107_ResetClearsProcessorTables(t *testing.T) {
 	}
 	if tb := h.host.Tables(); tb.Requests+tb.Queue+tb.Tokens != 0 {
 		t.Fatalf("tables %+v", tb)
+	}
+}
+
+// countingJS counts the calls out to the facade that a processor chain
+// makes; each is a crossing in production.
+type countingJS struct {
+	*fakeJS
+	n map[string]int
+}
+
+func (c *countingJS) MessageAt(i int) (MessageID, *JSValue) {
+	c.n["messageAt"]++
+	return c.fakeJS.MessageAt(i)
+}
+func (c *countingJS) Version(msg MessageID, mesid int, req Signal) (string, *JSValue) {
+	c.n["version"]++
+	return c.fakeJS.Version(msg, mesid, req)
+}
+func (c *countingJS) CurrentVersion(msg MessageID, mesid int, req Signal) (bool, string, *JSValue) {
+	c.n["currentVersion"]++
+	return c.fakeJS.CurrentVersion(msg, mesid, req)
+}
+func (c *countingJS) NewRequest(msg MessageID, mesid int) Signal {
+	c.n["newRequest"]++
+	return c.fakeJS.NewRequest(msg, mesid)
+}
+func (c *countingJS) VersionedRequest(msg MessageID, mesid int) (Signal, string, *JSValue) {
+	c.n["versionedRequest"]++
+	return c.fakeJS.VersionedRequest(msg, mesid)
+}
+
+// C122, C125 (issue 13): per message, a refresh of a 3-processor chain
+// asks chat[] once for C51's identity check (the outermost layer's C119 read
+// answers C125's test for its result), reads the version once for the new
+// request together with the request itself (no entry can be used after
+// refresh() cleared them) and once more for the innermost layer's base
+// (C117), and once per layer as it settles (C119).
+func TestC125_RefreshCrossingsPerMessage(t *testing.T) {
+	h := procHarness(t, "a", "b", "c", "d")
+	for _, id := range []string{"p", "q", "r"} {
+		h.wrapping(id)
+	}
+	cj := &countingJS{fakeJS: h.js, n: map[string]int{}}
+	host, err := h.page.CreateHost(validOptions(), Env{DOM: h.dom, JS: cj, Sched: h.sch, Root: h.dom.root.id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.host, h.sch.h = host, host
+	h.mustRender()
+	h.drain()
+	clear(cj.n)
+	h.host.RefreshClear()
+	h.host.RefreshApply(9)
+	h.drain()
+	if s := h.js.pc.settled[9]; s == nil || s.err != nil {
+		t.Fatalf("refresh settled %+v", s)
+	}
+	want := map[string]int{"messageAt": 4, "versionedRequest": 4, "version": 4, "currentVersion": 12}
+	for k, v := range want {
+		if cj.n[k] != v {
+			t.Errorf("%s: %d calls for 4 messages, want %d (%v)", k, cj.n[k], v, cj.n)
+		}
+	}
+	if cj.n["newRequest"] != 0 {
+		t.Errorf("newRequest called %d times", cj.n["newRequest"])
+	}
+	for i, c := range []string{"a", "b", "c", "d"} {
+		if got := h.html(i); got != "p(q(r(<p>"+c+"</p>)))" {
+			t.Fatalf("message %d: %q", i, got)
+		}
+	}
+}
+
+// C45, C115 (issue 13): C45's read lists are the host's room from one check
+// to the next, and a request's layers live in one array sized for the chain
+// that the token table points into; the chain still settles in order.
+func TestC45_C115_ContentUpdateRoom(t *testing.T) {
+	h := procHarness(t, "a", "b")
+	for _, id := range []string{"p", "q", "r"} {
+		h.wrapping(id)
+	}
+	h.create()
+	h.mustRender()
+	h.drain()
+	if err := h.host.verifyOwnership(); err != nil {
+		t.Fatal(err)
+	}
+	room := &h.host.ownRoom.first[:1][0]
+	if err := h.host.verifyOwnership(); err != nil || &h.host.ownRoom.first[:1][0] != room {
+		t.Fatal("C45's second check did not use the first one's lists")
+	}
+	h.host.RefreshClear()
+	h.host.RefreshApply(5)
+	req := h.host.proc.running
+	if req == nil || len(req.layers) != 3 || cap(req.layers) != 3 {
+		t.Fatalf("running request's layers: %+v", req)
+	}
+	for i := range req.layers {
+		if l := &req.layers[i]; h.host.proc.tokens[l.token] != l {
+			t.Fatalf("layer %d is not the one its token names", i)
+		}
+	}
+	h.drain()
+	if h.html(0) != "p(q(r(<p>a</p>)))" || h.html(1) != "p(q(r(<p>b</p>)))" {
+		t.Fatalf("%q %q", h.html(0), h.html(1))
 	}
 }

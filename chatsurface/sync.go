@@ -30,7 +30,10 @@ func (s *syncJS) Activate(fn Ref, source Node, mesid int, element, content Node,
 }
 func (s *syncJS) Dispose(d Ref) (Return, *JSValue) { s.doc.syncForJS(); return s.js.Dispose(d) }
 func (s *syncJS) Release(r Ref)                    { s.js.Release(r) }
-func (s *syncJS) Messages() Pass                   { s.doc.syncForJS(); return s.js.Messages() }
+func (s *syncJS) Messages(room []MessageID) Pass {
+	s.doc.syncForJS()
+	return s.js.Messages(room)
+}
 func (s *syncJS) MessageAt(i int) (MessageID, *JSValue) {
 	s.doc.syncForJS()
 	return s.js.MessageAt(i)
@@ -65,6 +68,10 @@ func (s *syncJS) CurrentVersion(msg MessageID, mesid int, req Signal) (bool, str
 	return s.pc.CurrentVersion(msg, mesid, req)
 }
 func (s *syncJS) NewRequest(msg MessageID, mesid int) Signal { return s.pc.NewRequest(msg, mesid) }
+func (s *syncJS) VersionedRequest(msg MessageID, mesid int) (Signal, string, *JSValue) {
+	s.doc.syncForJS()
+	return s.pc.VersionedRequest(msg, mesid)
+}
 func (s *syncJS) CallProcessor(token Token, prepare Ref, msg MessageID, mesid int, signal Signal) {
 	s.doc.syncForJS()
 	s.pc.CallProcessor(token, prepare, msg, mesid, signal)

@@ -260,6 +260,21 @@ fx.newRequest = (h, id, mesid) => {
   requests.set(sig, m);
   return sig;
 };
+// C122's new request when no cache entry can be used: the version of the
+// object at mesid, then (unless that threw) its request, in one crossing:
+// the version's units go into Go's buffer, then the signal (two units).
+fx.versionedRequest = (h, id, mesid) => {
+  let m;
+  let v;
+  try { m = messageOf(hosts.get(h), id, mesid); v = versionOf(m); } catch (e) { recordThrow(e); return -1; }
+  const sig = fx.newSignal();
+  requests.set(sig, m);
+  const n = v.length;
+  const u = core.view(n + 2);
+  for (let i = 0; i < n; i++) u[i] = v.charCodeAt(i);
+  u[n] = sig & 0xffff; u[n + 1] = sig >>> 16;
+  return n;
+};
 const ctxs = new Map(); // signal id → the request's one frozen ctx (C116)
 const bases = new Map(); // processor call token → its renderBase Promise's resolvers
 // One layer of one request: prepare(ctx, renderBase). Its outcome goes back

@@ -38,7 +38,7 @@ func (c *surfaceCallbacks) Release(r chatsurface.Ref) { c.e.call("release", int(
 // Messages is the fast-lane structural pass: the facade writes the ids
 // into the shared buffer, two units each, once the length is within
 // MaxMessages (C146).
-func (c *surfaceCallbacks) Messages() chatsurface.Pass {
+func (c *surfaceCallbacks) Messages(room []chatsurface.MessageID) chatsurface.Pass {
 	switch n := c.e.call("messages", c.host).Int(); {
 	case n == -1:
 		return chatsurface.Pass{Bad: c.e.fx.Get("bad").Int()}
@@ -48,7 +48,11 @@ func (c *surfaceCallbacks) Messages() chatsurface.Pass {
 		return chatsurface.Pass{Bad: -1, Length: c.e.fx.Get("bad").Float()}
 	default:
 		u := bridge.Buf()
-		ids := make([]chatsurface.MessageID, n)
+		ids := room[:0]
+		if cap(ids) < n {
+			ids = make([]chatsurface.MessageID, n)
+		}
+		ids = ids[:n]
 		for i := range ids {
 			ids[i] = chatsurface.MessageID(uint32(u[2*i]) | uint32(u[2*i+1])<<16)
 		}

@@ -193,6 +193,18 @@ func (c *surfaceCallbacks) NewRequest(msg chatsurface.MessageID, mesid int) chat
 	return chatsurface.Signal(c.e.call("newRequest", c.host, int(msg), mesid).Int())
 }
 
+// VersionedRequest: the version's n units in the buffer, then the signal
+// (two units); -1 when the version threw (no request was made).
+func (c *surfaceCallbacks) VersionedRequest(msg chatsurface.MessageID, mesid int) (chatsurface.Signal, string, *chatsurface.JSValue) {
+	n := c.e.call("versionedRequest", c.host, int(msg), mesid).Int()
+	v, thrown := c.version(n)
+	if thrown != nil {
+		return 0, "", thrown
+	}
+	u := bridge.Buf()
+	return chatsurface.Signal(uint32(u[n]) | uint32(u[n+1])<<16), v, nil
+}
+
 func (c *surfaceCallbacks) CallProcessor(token chatsurface.Token, prepare chatsurface.Ref, msg chatsurface.MessageID, mesid int, sig chatsurface.Signal) {
 	c.e.call("callProcessor", c.host, int(token), int(prepare), int(msg), mesid, int(sig))
 }
