@@ -115,12 +115,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if zstdlog.IsCompressed(b) {
 		z, err := zstdlog.Read(b)
 		if err != nil {
-			var se *sessionlog.Error
-			if !errors.As(err, &se) || se.Code == sessionlog.CodeReadFailed {
-				fmt.Fprintln(stderr, err)
-				return 2
-			}
-			return invalidLog(se, stdout, stderr)
+			return refusal(err, "", stdout, stderr)
 		}
 		if z.Torn {
 			return invalidLog(z.TornTail(), stdout, stderr)
@@ -129,12 +124,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	l, err := sessionlog.DecodeOwned(b, sessionlog.DecodeOptions{ImportSnapshot: *importSnap})
 	if err != nil {
-		var se *sessionlog.Error
-		if !errors.As(err, &se) || se.Code == sessionlog.CodeReadFailed {
-			fmt.Fprintln(stderr, err)
-			return 2
-		}
-		return invalidLog(se, stdout, stderr)
+		return refusal(err, "", stdout, stderr)
 	}
 
 	switch cmd {
@@ -223,6 +213,19 @@ func writeJSON(w io.Writer, v any) {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.Encode(v)
+}
+
+// refusal reports a failed read: an invalid log (exit 1, invalidLog, with
+// note added to its message) or, when the reader itself failed, the error
+// alone (exit 2).
+func refusal(err error, note string, stdout, stderr io.Writer) int {
+	var se *sessionlog.Error
+	if !errors.As(err, &se) || se.Code == sessionlog.CodeReadFailed {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	se.Message += note
+	return invalidLog(se, stdout, stderr)
 }
 
 // invalidLog prints the S102 refusal of an invalid log; a torn tail also

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -34,22 +33,11 @@ func repair(path string, importSnap bool, stdout, stderr io.Writer) int {
 	}
 	plan, err := sessionlog.PlanRepair(b, path, time.Now().UnixMilli(), sessionlog.DecodeOptions{ImportSnapshot: importSnap})
 	if err != nil {
-		var se *sessionlog.Error
-		if !errors.As(err, &se) {
-			fmt.Fprintln(stderr, err)
-			return 2
-		}
-		se.Message += " (repair removes only a torn last line; nothing was changed)"
-		return invalidLog(se, stdout, stderr)
+		return refusal(err, " (repair removes only a torn last line; nothing was changed)", stdout, stderr)
 	}
 	switch plan.Action {
 	case "truncate":
-		if err := writeNewDurable(plan.Copy, b); err != nil {
-			fmt.Fprintf(stderr, "keeping a copy failed, nothing was changed: %v\n", err)
-			return 2
-		}
-		if err := truncateDurable(path, int64(len(b)), plan.TruncateTo); err != nil {
-			fmt.Fprintf(stderr, "truncating failed (the copy %s holds the original): %v\n", plan.Copy, err)
+		if !copyThenTruncate(path, b, plan.Copy, plan.TruncateTo, stderr) {
 			return 2
 		}
 	case "terminate":
@@ -78,15 +66,8 @@ type zstdRepair struct {
 // are kept only if the log with them is valid; the log without them must
 // be. Nothing is changed when the complete frames are corrupt or invalid.
 func repairZstd(path string, b []byte, importSnap bool, stdout, stderr io.Writer) int {
-	refuse := func(err error) int {
-		var se *sessionlog.Error
-		if !errors.As(err, &se) || se.Code == sessionlog.CodeReadFailed {
-			fmt.Fprintln(stderr, err)
-			return 2
-		}
-		se.Message += " (repair removes only an unfinished last frame; nothing was changed)"
-		return invalidLog(se, stdout, stderr)
-	}
+	const note = " (repair removes only an unfinished last frame; nothing was changed)"
+	refuse := func(err error) int { return refusal(err, note, stdout, stderr) }
 	z, err := zstdlog.Read(b)
 	if err != nil {
 		return refuse(err)
@@ -115,12 +96,7 @@ func repairZstd(path string, b []byte, importSnap bool, stdout, stderr io.Writer
 	out.Action, out.TruncateTo = "truncate", z.TornAt
 	out.Tail = sessionlog.Tail{Offset: z.TornAt, Torn: true, TornBytes: z.TornBytes, TornLine: z.Lines + 1}
 	out.Copy = path + ".torn-" + strconv.FormatInt(z.TornAt, 10) + "-" + strconv.FormatInt(time.Now().UnixMilli(), 10)
-	if err := writeNewDurable(out.Copy, b); err != nil {
-		fmt.Fprintf(stderr, "keeping a copy failed, nothing was changed: %v\n", err)
-		return 2
-	}
-	if err := truncateDurable(path, int64(len(b)), z.TornAt); err != nil {
-		fmt.Fprintf(stderr, "truncating failed (the copy %s holds the original): %v\n", out.Copy, err)
+	if !copyThenTruncate(path, b, out.Copy, z.TornAt, stderr) {
 		return 2
 	}
 	if len(tail) > 0 {
@@ -131,6 +107,21 @@ func repairZstd(path string, b []byte, importSnap bool, stdout, stderr io.Writer
 	}
 	writeJSON(stdout, map[string]any{"ok": true, "repair": out})
 	return 0
+}
+
+// copyThenTruncate keeps the file's bytes b at copy (durably, a new file),
+// then cuts the file to size; it says on stderr what failed, and what is
+// where, and reports whether both steps succeeded.
+func copyThenTruncate(path string, b []byte, copy string, size int64, stderr io.Writer) bool {
+	if err := writeNewDurable(copy, b); err != nil {
+		fmt.Fprintf(stderr, "keeping a copy failed, nothing was changed: %v\n", err)
+		return false
+	}
+	if err := truncateDurable(path, int64(len(b)), size); err != nil {
+		fmt.Fprintf(stderr, "truncating failed (the copy %s holds the original): %v\n", copy, err)
+		return false
+	}
+	return true
 }
 
 // writeNewDurable creates path (it must not exist) holding b, fsyncs it and
