@@ -86,6 +86,12 @@ type Widget struct {
 	pending    map[int]pending
 	stateBusy  bool
 	stateAgain bool
+	// A state read that found the session not loaded, or did not reach the
+	// host, is read again after stateRetry ms (the edge's timer), backing
+	// off from 250 ms to 5 s; stateFailures counts them since the last
+	// answer that was not such a failure.
+	stateRetry    int
+	stateFailures int
 	settled    []Settled
 }
 
@@ -387,6 +393,16 @@ func (w *Widget) Response(id, status int, body string) []Request {
 
 func (w *Widget) stateAnswer(res Result) []Request {
 	w.stateBusy = false
+	w.stateRetry = 0
+	if res.Code == CodeNotLoaded || res.Code == CodeInternal {
+		// After a host restart the page can ask before the host serves the
+		// session again, and no row changes afterwards (S98's triggers):
+		// without a retry the editor would stay off until a reload.
+		w.stateFailures++
+		w.stateRetry = min(StateRetryMax, StateRetryFirst<<min(w.stateFailures-1, 5))
+	} else {
+		w.stateFailures = 0
+	}
 	switch {
 	case res.OK:
 		if st, ok := DecodeState(res.Value); ok {
@@ -415,6 +431,22 @@ func (w *Widget) stateAnswer(res Result) []Request {
 		return w.Refresh()
 	}
 	return nil
+}
+
+// The state read's retry delays (ms): the first, and the cap.
+const (
+	StateRetryFirst = 250
+	StateRetryMax   = 5000
+)
+
+// TakeStateRetry returns and clears the delay (ms) after which the edge
+// should call Refresh again, or 0: set when the last state read answered
+// session-not-loaded or did not reach the host (S87: meanwhile the stock
+// transcript shows, with no controls).
+func (w *Widget) TakeStateRetry() int {
+	d := w.stateRetry
+	w.stateRetry = 0
+	return d
 }
 
 // TakeSettled returns and clears the outcomes of programmatic calls.

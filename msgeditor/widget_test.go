@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -317,5 +318,49 @@ func TestJSONRoundTrip(t *testing.T) {
 func TestQueryEscape(t *testing.T) {
 	if got := queryEscape("a b/c&d"); got != "a%20b%2Fc%26d" {
 		t.Fatal(got)
+	}
+}
+
+// S87/S98: a state read that finds the session not loaded (a host restart
+// the page asked too early for) or that does not reach the host is read
+// again, backing off from 250 ms to 5 s; an answer resets the schedule, and
+// version skew is not retried (controls stay off until a reload, S97).
+func TestS87_StateReadRetriedWhileNotLoaded(t *testing.T) {
+	w := New("sF")
+	answer := func(status int, body string) {
+		t.Helper()
+		reqs := w.Refresh()
+		if len(reqs) != 1 {
+			t.Fatalf("refresh sent %d requests", len(reqs))
+		}
+		w.Response(reqs[0].ID, status, body)
+	}
+	notLoaded := `{"ok":false,"error":{"code":"session-not-loaded","message":"Session sF is not loaded."}}`
+	var got []int
+	for i := 0; i < 7; i++ {
+		answer(409, notLoaded)
+		got = append(got, w.TakeStateRetry())
+	}
+	if want := []int{250, 500, 1000, 2000, 4000, 5000, 5000}; !slices.Equal(got, want) {
+		t.Fatalf("delays %v, want %v", got, want)
+	}
+	if w.TakeStateRetry() != 0 {
+		t.Fatal("TakeStateRetry does not clear")
+	}
+	answer(0, "Failed to fetch") // the request did not reach the host
+	if d := w.TakeStateRetry(); d != 5000 {
+		t.Fatalf("transport failure: %d", d)
+	}
+	answer(200, `{"ok":true,"value":{"hostVersion":"1.3.0","formatVersion":4,"agentRunning":false,"compactionOpen":false,"wakePending":false,"userRows":[],"assistantRows":[],"hiddenSeqs":[]}}`)
+	if d := w.TakeStateRetry(); d != 0 {
+		t.Fatalf("a state answer left a retry: %d", d)
+	}
+	answer(409, notLoaded)
+	if d := w.TakeStateRetry(); d != 250 {
+		t.Fatalf("after an answer the schedule starts again: %d", d)
+	}
+	answer(404, "not found") // version skew
+	if d := w.TakeStateRetry(); d != 0 || !w.Disabled() {
+		t.Fatalf("skew retried (%d) or not disabling", d)
 	}
 }

@@ -102,6 +102,38 @@ test('pencil, keys, save, undo and the refused model-reply edit (C67, C68, C33)'
   assert.equal(row(2).querySelector('[data-part=body]').style.display, '');
 });
 
+test('a session the host does not serve yet (a restart) is asked for again until it is: then the controls appear (S87, S98)', async (t) => {
+  const { root, fetch, row } = setup(t);
+  let refused = 0;
+  const early = async (url, init) => {
+    if (new URL(url).pathname.endsWith('/state') && refused < 2) {
+      refused++;
+      return new Response(JSON.stringify({ ok: false, error: { code: 'session-not-loaded', message: 'Session sF is not loaded.' } }), { status: 409, headers: { 'Content-Type': 'application/json' } });
+    }
+    return fetch(url, init);
+  };
+  const editor = await mountMessageEditor(root, { sessionId: 'sF', baseURL: ORIGIN, fetch: early });
+  t.after(() => editor.destroy());
+  await editor.whenIdle();
+  assert.equal(row(2).querySelector('.tc-me-pencil'), null, 'not loaded: the stock transcript, no controls');
+  const deadline = Date.now() + 5000;
+  while (!row(2).querySelector('.tc-me-pencil') && Date.now() < deadline) await new Promise((r) => { setTimeout(r, 50); });
+  assert.equal(refused, 2);
+  assert.ok(row(2).querySelector('.tc-me-pencil'), 'the controls appeared without a reload or a row change');
+});
+
+test('a destroyed editor asks nothing more', async (t) => {
+  const { root } = setup(t);
+  let asked = 0;
+  const never = async () => { asked++; return new Response('{"ok":false,"error":{"code":"session-not-loaded","message":"no"}}', { status: 409 }); };
+  const editor = await mountMessageEditor(root, { sessionId: 'sF', baseURL: ORIGIN, fetch: never });
+  await editor.whenIdle();
+  editor.destroy();
+  const after = asked;
+  await new Promise((r) => { setTimeout(r, 700); });
+  assert.equal(asked, after, 'the pending re-read was cleared');
+});
+
 test('version skew disables every control (C69)', async (t) => {
   const { root, fetch } = setup(t);
   const stale = (url, init) => {

@@ -76,6 +76,8 @@ type editorMount struct {
 	funcs    []js.Func
 	unlisten []func()
 	observer js.Value
+	retry    js.Func  // the state re-read's timer callback
+	timer    js.Value // its pending timer, or undefined
 	dead     bool
 }
 
@@ -191,6 +193,26 @@ func (m *editorMount) do(reqs []msgeditor.Request) {
 	for _, s := range m.w.TakeSettled() {
 		m.fx.Call("settle", s.Token, s.Result.OK, s.Result.Code, s.Result.Message, s.Body)
 	}
+	if d := m.w.TakeStateRetry(); d > 0 {
+		m.retryState(d)
+	}
+}
+
+// retryState reads the state again after d ms (msgeditor.TakeStateRetry);
+// one timer at a time, cleared by destroy.
+func (m *editorMount) retryState(d int) {
+	if m.timer.Truthy() {
+		js.Global().Call("clearTimeout", m.timer)
+	}
+	if m.retry.IsUndefined() {
+		m.retry = bridge.FuncOf(func(js.Value, []js.Value) any {
+			m.timer = js.Undefined()
+			m.safe(func() { m.do(m.w.Refresh()) })
+			return nil
+		}, nil)
+		m.funcs = append(m.funcs, m.retry)
+	}
+	m.timer = js.Global().Call("setTimeout", m.retry, d)
 }
 
 func (m *editorMount) signature() string {
@@ -697,6 +719,10 @@ func (m *editorMount) destroy() {
 		return
 	}
 	m.dead = true
+	if m.timer.Truthy() {
+		js.Global().Call("clearTimeout", m.timer)
+		m.timer = js.Undefined()
+	}
 	m.observer.Call("disconnect")
 	for _, f := range m.unlisten {
 		f()
