@@ -37,24 +37,12 @@ func (h *Host) structural() error {
 // ValidateProjection checks, with its errors, on integers that need no copy
 // (a commit runs per frame).
 func checkProjection(proj []int, count int) error {
-	ranges := 0
-	for k, p := range proj {
+	for _, p := range proj {
 		if p < 0 || p >= count {
 			return newRangeError(CodeProjection, "ChatSurface projection index "+itoa(p)+" is outside [0, "+itoa(count)+")")
 		}
-		if k == 0 || p != proj[k-1]+1 {
-			ranges++
-		}
 	}
-	for k := 1; k < len(proj); k++ {
-		if proj[k] <= proj[k-1] {
-			return newError(CodeProjection, "ChatSurface projection indices must be unique and strictly increasing")
-		}
-	}
-	if ranges > 2 {
-		return newError(CodeProjection, "ChatSurface projection has "+itoa(ranges)+" ranges; maximum is 2")
-	}
-	return nil
+	return checkOrder(proj)
 }
 
 // commit is the projection commit (C33). layout, in managed mode, writes the

@@ -25,16 +25,28 @@ func ValidateProjection(indices []float64, count int) (Projection, error) {
 		}
 		out[k] = int(f)
 	}
-	for k := 1; k < len(out); k++ {
-		if out[k] <= out[k-1] {
-			return Projection{}, newError(CodeProjection, "ChatSurface projection indices must be unique and strictly increasing")
+	if err := checkOrder(out); err != nil {
+		return Projection{}, err
+	}
+	return Projection{Indices: out, Ranges: rangesOf(out)}, nil
+}
+
+// checkOrder is C27's order rules on in-range indices: strictly
+// increasing, in at most two contiguous ranges.
+func checkOrder(ids []int) error {
+	ranges := 0
+	for k := range ids {
+		if k > 0 && ids[k] <= ids[k-1] {
+			return newError(CodeProjection, "ChatSurface projection indices must be unique and strictly increasing")
+		}
+		if k == 0 || ids[k] != ids[k-1]+1 {
+			ranges++
 		}
 	}
-	rs := rangesOf(out)
-	if len(rs) > 2 {
-		return Projection{}, newError(CodeProjection, "ChatSurface projection has "+strconv.Itoa(len(rs))+" ranges; maximum is 2")
+	if ranges > 2 {
+		return newError(CodeProjection, "ChatSurface projection has "+strconv.Itoa(ranges)+" ranges; maximum is 2")
 	}
-	return Projection{Indices: out, Ranges: rs}, nil
+	return nil
 }
 
 // rangesOf returns the maximal contiguous runs of ascending mesids.
