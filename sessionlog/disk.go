@@ -35,6 +35,16 @@ func tornTail(offset int64, lineNo int, line []byte) *Error {
 	}
 }
 
+// ZstdMagic starts every Zstandard frame (RFC 8878), little-endian.
+const ZstdMagic = 0xFD2FB528
+
+// IsCompressed reports whether b starts with a Zstandard frame: the
+// harness's compressed session file, which this package does not read
+// (sessionlog/zstdlog does, natively).
+func IsCompressed(b []byte) bool {
+	return len(b) >= 4 && uint32(b[0])|uint32(b[1])<<8|uint32(b[2])<<16|uint32(b[3])<<24 == ZstdMagic
+}
+
 // compressedLog refuses the harness's compressed file (session.jsonl.zstd,
 // Zstandard frames: its default on disk) by name rather than as "line 1:
 // invalid JSON". This package reads plaintext only, and a host that

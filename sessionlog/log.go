@@ -231,7 +231,7 @@ func DecodeOwned(b []byte, opts DecodeOptions) (*Log, error) {
 }
 
 func decodeOwned(b []byte, opts DecodeOptions) (*Log, error) {
-	if len(b) >= 4 && b[0] == 0x28 && b[1] == 0xB5 && b[2] == 0x2F && b[3] == 0xFD {
+	if IsCompressed(b) {
 		return nil, compressedLog()
 	}
 	d := decoder{opts: opts}

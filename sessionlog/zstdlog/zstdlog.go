@@ -24,17 +24,16 @@ import (
 )
 
 const (
-	magic = 0xFD2FB528
+	magic = sessionlog.ZstdMagic
 	// maxWindow bounds what one frame may make the decoder allocate before
 	// a byte is decoded: a frame header's window or content size is a
 	// number from the file.
 	maxWindow = 1 << 30
 )
 
-// IsCompressed reports whether b starts with a Zstandard frame's magic.
-func IsCompressed(b []byte) bool {
-	return len(b) >= 4 && binary.LittleEndian.Uint32(b) == magic
-}
+// IsCompressed reports whether b starts with a Zstandard frame's magic
+// (sessionlog.IsCompressed, the one check of it).
+func IsCompressed(b []byte) bool { return sessionlog.IsCompressed(b) }
 
 // Log is a compressed log's content.
 type Log struct {
