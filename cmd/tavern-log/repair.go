@@ -73,25 +73,30 @@ func repairZstd(path string, b []byte, importSnap bool, stdout, stderr io.Writer
 		return refuse(err)
 	}
 	opts := sessionlog.DecodeOptions{ImportSnapshot: importSnap}
-	l, err := sessionlog.DecodeBytes(z.Plain, opts)
+	// With the recovered records first: a log validates event by event, so
+	// when it is valid with them, it is without them too, and one read does.
+	var tail []byte
+	recovered := 0
+	l, err := sessionlog.DecodeOwned(append(bytes.Clone(z.Plain), z.Recovered...), opts)
+	if err == nil && z.RecoveredLines > 0 {
+		if tail, err = zstdlog.Frame(z.Recovered); err != nil {
+			fmt.Fprintln(stderr, err)
+			return 2
+		}
+		recovered = z.RecoveredLines
+	} else if err != nil && z.RecoveredLines > 0 {
+		l, err = sessionlog.DecodeBytes(z.Plain, opts)
+	}
 	if err != nil {
 		return refuse(err)
 	}
-	out := zstdRepair{Repair: sessionlog.Repair{Action: "none", Events: l.Len(), Tail: sessionlog.Tail{Offset: int64(len(b))}}, Frames: z.Frames}
+	out := zstdRepair{Repair: sessionlog.Repair{Action: "none", Events: l.Len(), Tail: sessionlog.Tail{Offset: int64(len(b))}}, Frames: z.Frames, Recovered: recovered}
 	if !z.Torn {
 		writeJSON(stdout, map[string]any{"ok": true, "repair": out})
 		return 0
 	}
-	var tail []byte
-	if z.RecoveredLines > 0 {
-		if with, err := sessionlog.DecodeBytes(append(bytes.Clone(z.Plain), z.Recovered...), opts); err == nil {
-			if tail, err = zstdlog.Frame(z.Recovered); err != nil {
-				fmt.Fprintln(stderr, err)
-				return 2
-			}
-			out.Events, out.Recovered = with.Len(), z.RecoveredLines
-			out.Frames++
-		}
+	if recovered > 0 {
+		out.Frames++
 	}
 	out.Action, out.TruncateTo = "truncate", z.TornAt
 	out.Tail = sessionlog.Tail{Offset: z.TornAt, Torn: true, TornBytes: z.TornBytes, TornLine: z.Lines + 1}

@@ -161,3 +161,36 @@ func TestS102_CommittedCompressedFixture(t *testing.T) {
 		}
 	}
 }
+
+// S105: whole records of the torn frame that would make the log invalid are
+// not kept; the log is cut where the frame starts and stays valid.
+func TestS105_CompressedRepairDropsInvalidRecoveredRecords(t *testing.T) {
+	plain, err := os.ReadFile(fixtureF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(plain, []byte("\n"))
+	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderCRC(true), zstd.WithWindowSize(zstd.MinWindowSize), zstd.WithEncoderConcurrency(1))
+	defer enc.Close()
+	file := enc.EncodeAll(lines[0], nil)
+	file = enc.EncodeAll(bytes.Join(lines[1:6], nil), file)
+	last := len(file)
+	gap := []byte(`{"type":"turn/start","seq":999,"time":1,"data":{"turn":9}}` + "\n") // not contiguous (V1)
+	file = enc.EncodeAll(append(gap, bytes.Join(lines[6:], nil)...), file)
+	path := filepath.Join(t.TempDir(), "session.jsonl.zstd")
+	os.WriteFile(path, file[:len(file)-2], 0o600)
+	code, doc, stderr := runCLI(t, "", "repair", path)
+	if code != 0 {
+		t.Fatalf("%d %v %s", code, doc, stderr)
+	}
+	rep := doc["repair"].(map[string]any)
+	if rep["recovered"] != 0.0 || rep["events"] != 5.0 || rep["frames"] != 2.0 || rep["truncateTo"] != float64(last) {
+		t.Fatalf("%v", rep)
+	}
+	if now, _ := os.ReadFile(path); !bytes.Equal(now, file[:last]) {
+		t.Fatal("the file is not cut where the torn frame starts")
+	}
+	if code, v, _ := runCLI(t, "", "validate", path); code != 0 || v["events"] != 5.0 {
+		t.Fatalf("%d %v", code, v)
+	}
+}
