@@ -12,23 +12,34 @@ import (
 )
 
 // compressed lays testdata's log out as the harness writes session.jsonl.zstd:
-// the header line alone in the first frame, then checksummed batch frames
-// (a small window, so the last frame spans several blocks). It returns the
-// file, the plaintext and where the last frame starts.
+// the header line alone in the first frame, then checksummed batch frames.
+// It returns the file, the plaintext and where the last frame starts.
 func compressed(t *testing.T) (file, plain []byte, last int) {
+	t.Helper()
+	plain, lines := fixtureLines(t)
+	file, starts := frames(lines[0], bytes.Join(lines[1:6], nil), bytes.Join(lines[6:], nil))
+	return file, plain, starts[2]
+}
+
+func fixtureLines(t *testing.T) ([]byte, [][]byte) {
 	t.Helper()
 	plain, err := os.ReadFile(fixtureF)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := bytes.SplitAfter(plain, []byte("\n"))
+	return plain, bytes.SplitAfter(plain, []byte("\n"))
+}
+
+// frames encodes each batch as one checksummed frame, with a small window
+// so a frame spans several blocks; starts says where each begins.
+func frames(batches ...[]byte) (file []byte, starts []int) {
 	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderCRC(true), zstd.WithWindowSize(zstd.MinWindowSize), zstd.WithEncoderConcurrency(1))
 	defer enc.Close()
-	file = enc.EncodeAll(lines[0], nil)
-	file = enc.EncodeAll(bytes.Join(lines[1:6], nil), file)
-	last = len(file)
-	file = enc.EncodeAll(bytes.Join(lines[6:], nil), file)
-	return file, plain, last
+	for _, b := range batches {
+		starts = append(starts, len(file))
+		file = enc.EncodeAll(b, file)
+	}
+	return file, starts
 }
 
 // S102/S105: every reading command takes the harness's compressed file (or
@@ -165,18 +176,10 @@ func TestS102_CommittedCompressedFixture(t *testing.T) {
 // S105: whole records of the torn frame that would make the log invalid are
 // not kept; the log is cut where the frame starts and stays valid.
 func TestS105_CompressedRepairDropsInvalidRecoveredRecords(t *testing.T) {
-	plain, err := os.ReadFile(fixtureF)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := bytes.SplitAfter(plain, []byte("\n"))
-	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderCRC(true), zstd.WithWindowSize(zstd.MinWindowSize), zstd.WithEncoderConcurrency(1))
-	defer enc.Close()
-	file := enc.EncodeAll(lines[0], nil)
-	file = enc.EncodeAll(bytes.Join(lines[1:6], nil), file)
-	last := len(file)
+	_, lines := fixtureLines(t)
 	gap := []byte(`{"type":"turn/start","seq":999,"time":1,"data":{"turn":9}}` + "\n") // not contiguous (V1)
-	file = enc.EncodeAll(append(gap, bytes.Join(lines[6:], nil)...), file)
+	file, starts := frames(lines[0], bytes.Join(lines[1:6], nil), append(gap, bytes.Join(lines[6:], nil)...))
+	last := starts[2]
 	path := filepath.Join(t.TempDir(), "session.jsonl.zstd")
 	os.WriteFile(path, file[:len(file)-2], 0o600)
 	code, doc, stderr := runCLI(t, "", "repair", path)
