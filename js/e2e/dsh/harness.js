@@ -185,12 +185,23 @@ export function sessionFile({ home }, id) {
   return picked[0];
 }
 
-/** The log as records: decompressed with the harness's Node 24 (zlib zstd). */
+/**
+ * The log as records: decompressed with the harness's Node 24 (zlib zstd).
+ * One read of the file serves both `bytes` and `records`, so they describe
+ * the same log even while the harness appends; a read that caught a frame
+ * being written (it does not decompress) is taken again.
+ */
 export function readLog(paths, id) {
   const file = sessionFile(paths, id);
-  const r = spawnSync(NODE24, ['-e', `const z=require('zlib');const b=require('fs').readFileSync(process.argv[1]);
-process.stdout.write(process.argv[1].endsWith('.zstd')?z.zstdDecompressSync(b):b)`, file], { encoding: 'utf8', maxBuffer: 1 << 28 });
-  if (r.status !== 0) throw new Error(r.stderr);
-  const lines = r.stdout.split('\n').filter((l) => l.trim() !== '');
-  return { header: JSON.parse(lines[0]), records: lines.slice(1).map((l) => JSON.parse(l)), file, bytes: readFileSync(file) };
+  for (let attempt = 1; ; attempt++) {
+    const bytes = readFileSync(file);
+    const r = spawnSync(NODE24, ['-e', `const z=require('zlib');const b=require('fs').readFileSync(0);
+process.stdout.write(process.argv[1].endsWith('.zstd')?z.zstdDecompressSync(b):b)`, file], { input: bytes, encoding: 'utf8', maxBuffer: 1 << 28 });
+    if (r.status !== 0) {
+      if (attempt < 10) { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100); continue; }
+      throw new Error(r.stderr);
+    }
+    const lines = r.stdout.split('\n').filter((l) => l.trim() !== '');
+    return { header: JSON.parse(lines[0]), records: lines.slice(1).map((l) => JSON.parse(l)), file, bytes };
+  }
 }
