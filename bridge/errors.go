@@ -42,7 +42,7 @@ func Internal(r any) *apierr.Error {
 	msg := "tavern-core internal error: "
 	switch v := r.(type) {
 	case error:
-		msg += v.Error()
+		msg += errorText(v)
 	case string:
 		msg += v
 	default:
@@ -65,6 +65,26 @@ func Internal(r any) *apierr.Error {
 	}
 	return apierr.New(apierr.Internal, "internal", msg).With("stack", jsvalue.ASCII(stack))
 }
+
+// errorText is err.Error(), never a panic: it runs inside a containment,
+// where a panic of its own would end the program. describeError, set under
+// js/wasm (slowlane.go), describes a thrown JS value: syscall/js's own text
+// reads .message from whatever was thrown and panics on a number or null.
+func errorText(err error) (s string) {
+	defer func() {
+		if recover() != nil {
+			s = "an error that cannot describe itself"
+		}
+	}()
+	if describeError != nil {
+		if d, ok := describeError(err); ok {
+			return d
+		}
+	}
+	return err.Error()
+}
+
+var describeError func(error) (string, bool)
 
 // EncodeErr writes an error record: class unit, code, message, details,
 // cause.

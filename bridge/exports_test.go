@@ -86,3 +86,73 @@ func TestFuncOfContainsPanics(t *testing.T) {
 		t.Fatalf("message %q", msg)
 	}
 }
+
+// A thrown value that is not an Error object — a number, null, an object
+// whose message getter throws, one String() cannot convert — still makes
+// an internal error naming what was thrown. The formatter runs inside the
+// containment, where a second panic out of a JS call would end the
+// program, so it describes values through the loader's describe helper (js/go-runtime.js describeThrown; here a
+// stand-in with its contract, which js/test checks on the real one), never
+// by a call that can throw.
+func TestFuncOfContainsThrowsOfAnyValue(t *testing.T) {
+	const cannot = "a thrown value that cannot be converted to a string"
+	check := func(cases [][2]string) {
+		t.Helper()
+		for _, c := range cases {
+			thrower := js.Global().Get("Function").New(c[0])
+			var got *apierr.Error
+			f := FuncOf(func(js.Value, []js.Value) any { thrower.Invoke(); return 1 }, func(err *apierr.Error) any { got = err; return "contained" })
+			if r := f.Invoke(); r.String() != "contained" || got == nil {
+				t.Fatalf("%s: result %v, error %v", c[0], r, got)
+			}
+			f.Release()
+			if msg := jsvalue.GoString(got.Message); msg != "tavern-core internal error: JavaScript error: "+c[1] {
+				t.Errorf("%s: message %q", c[0], msg)
+			}
+		}
+	}
+	primitives := [][2]string{
+		{"throw 5", "5"}, {"throw -0.5", "-0.5"}, {"throw null", "null"}, {"throw undefined", "undefined"},
+		{"throw true", "true"}, {"throw 'plain words'", "plain words"},
+	}
+	// No loader: the fixed text.
+	saved := describeFn
+	defer func() { describeFn = saved }()
+	describeFn = js.Undefined()
+	check([][2]string{{"throw 5", cannot}, {"throw new TypeError('typed words')", cannot}, {"throw {get message() { throw 1 }}", cannot}})
+	// With the loader's helper.
+	describeFn = js.Global().Get("Function").New("v", `
+		try { if (v !== null && (typeof v === 'object' || typeof v === 'function')) { const m = v.message; if (typeof m === 'string') return m; } } catch {}
+		try { return String(v); } catch { return null; }`)
+	check(primitives)
+	check([][2]string{
+		{"throw Symbol('s')", "Symbol(s)"},
+		{"throw Object.create(null)", cannot},
+		{"throw {get message() { throw 1 }}", "[object Object]"},
+		{"throw {message: 'custom message'}", "custom message"},
+		{"throw new TypeError('typed words')", "typed words"},
+		{"throw new Proxy({}, {get() { throw 2 }})", cannot},
+	})
+	// The exports' containment uses the same formatter.
+	thrower := js.Global().Get("Function").New("throw Object.create(null)")
+	st := func() (st int32) {
+		defer Contain(&st)
+		thrower.Invoke()
+		return OK
+	}()
+	if st != Failed || jsvalue.GoString(last.Message) != "tavern-core internal error: JavaScript error: "+cannot {
+		t.Fatalf("status %d, last %v", st, last)
+	}
+	last = nil
+}
+
+// An error whose Error method panics is described, not re-panicked.
+func TestInternalSurvivesAPanickingError(t *testing.T) {
+	if msg := jsvalue.GoString(Internal(badError{}).Message); msg != "tavern-core internal error: an error that cannot describe itself" {
+		t.Fatalf("message %q", msg)
+	}
+}
+
+type badError struct{}
+
+func (badError) Error() string { panic("no words") }

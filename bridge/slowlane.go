@@ -18,12 +18,14 @@ import (
 // helpers is the loader's bridge object (SetHelpers): str(s) writes s's code
 // units into the shared buffer, growing it through tc_buf, and returns the
 // length; text(n) returns the JS string of the buffer's first n units.
-var helpers, strFn, textFn js.Value
+// describe(v) is a thrown value's message, or null (ThrownMessage). Both
+// loaders give it; the host's module has no str or text.
+var helpers, strFn, textFn, describeFn js.Value
 
 // SetHelpers takes the loader's bridge helpers; main calls it first.
 func SetHelpers(h js.Value) {
 	helpers = h
-	strFn, textFn = h.Get("str"), h.Get("text")
+	strFn, textFn, describeFn = h.Get("str"), h.Get("text"), h.Get("describe")
 }
 
 // FuncOf is js.FuncOf with containment: a panic in f (a Go bug, or a JS
@@ -75,6 +77,32 @@ func contained(err *apierr.Error, onPanic func(*apierr.Error) any) (ret any) {
 	return onPanic(err)
 }
 
+func init() { describeError = describeJSError }
+
+func describeJSError(err error) (string, bool) {
+	je, ok := err.(js.Error)
+	if !ok {
+		return "", false
+	}
+	return "JavaScript error: " + ThrownMessage(je.Value), true
+}
+
+// ThrownMessage is what a thrown JS value says, for an error message: an
+// object's message when that is a string (an Error, or an object shaped
+// like one), otherwise String(v). It never panics and makes no call into
+// JavaScript that can throw: it runs while a panic is being recovered,
+// where a second panic out of a JS call makes the Go runtime fail to
+// unwind and exit. So the loader's describe helper does the reading, and
+// catches whatever a getter or conversion throws.
+func ThrownMessage(v js.Value) string {
+	if describeFn.Type() == js.TypeFunction {
+		if d := describeFn.Invoke(v); d.Type() == js.TypeString {
+			return d.String()
+		}
+	}
+	return "a thrown value that cannot be converted to a string"
+}
+
 // Report logs an error that has no caller to go to (a listener, a timer).
 func Report(err *apierr.Error) {
 	defer func() { _ = recover() }() // a broken console must not end the entry either
@@ -88,9 +116,12 @@ func Report(err *apierr.Error) {
 // kept. js.Value.String() goes through UTF-8 and would replace them. A
 // value that is not a string reads as its String(v), which may throw (a
 // panic with js.Error, contained by the entry). The result is a copy.
+//
+// Both need the loader's helpers (SetHelpers); the fallbacks are set only
+// by bridge's own tests, which run without the loader (helpers_test.go).
 func String(v js.Value) []uint16 {
 	if strFn.Type() != js.TypeFunction {
-		return slowString(v)
+		return stringFallback(v)
 	}
 	n := strFn.Invoke(v).Int() // the helper wrote n units into the (maybe moved) buffer
 	out := make([]uint16, n)
@@ -105,35 +136,16 @@ func WTF8(v js.Value) string { return jsvalue.WTF8(String(v)) }
 // UTF-8).
 func Text(u []uint16) js.Value {
 	if textFn.Type() != js.TypeFunction {
-		return slowText(u)
+		return textFallback(u)
 	}
 	n := Write(u)
 	return textFn.Invoke(n)
 }
 
-// slowString and slowText are exact too, one crossing per unit: for Go
-// tests that run without the loader's helpers.
-func slowString(v js.Value) []uint16 {
-	if codesFn.Type() != js.TypeFunction {
-		codesFn = js.Global().Get("Function").New("v", "const s = String(v), a = []; for (let i = 0; i < s.length; i++) a.push(s.charCodeAt(i)); return a")
-	}
-	a := codesFn.Invoke(v)
-	out := make([]uint16, a.Length())
-	for i := range out {
-		out[i] = uint16(a.Index(i).Int())
-	}
-	return out
-}
-
-var codesFn js.Value
-
-func slowText(u []uint16) js.Value {
-	a := make([]any, len(u))
-	for i, c := range u {
-		a[i] = int(c)
-	}
-	return js.Global().Get("String").Get("fromCharCode").Call("apply", js.Null(), a)
-}
+var (
+	stringFallback func(js.Value) []uint16
+	textFallback   func([]uint16) js.Value
+)
 
 // TextWTF8 is Text for a WTF-8 Go string. ASCII goes through js.ValueOf,
 // which is exact for it and needs no buffer copy.

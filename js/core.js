@@ -1,5 +1,5 @@
 import { Core } from './codec.js';
-import { ensureGoRuntime } from './go-runtime.js';
+import { ensureGoRuntime, describeThrown } from './go-runtime.js';
 import { createTakeoverApi } from './takeover-api.js';
 import { createEditorOpsApi } from './editor-ops-api.js';
 import { createTakeoverHostApi } from './takeover-host-api.js';
@@ -58,6 +58,7 @@ export async function instantiate(options = {}) {
     bridge: { // bridge/slowlane.go
       str: (v) => core.writeStr(typeof v === 'string' ? v : String(v)),
       text: (n) => core.string(core.ex.tc_buf(n), n),
+      describe: describeThrown,
     },
     chatSurface: (core.surface = { FAIL: Object.freeze({}), INTERNAL: Object.freeze({}) }), // filled by chat-surface.js
     takeover: core.takeoverFx,

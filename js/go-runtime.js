@@ -28,3 +28,19 @@ export async function ensureGoRuntime() {
   })();
   await goRuntime;
 }
+
+/**
+ * A thrown value's message for Go's error texts (bridge.ThrownMessage): an
+ * object's string `message`, else String(v), else null. It never throws: Go
+ * calls it while recovering from a panic, where a second throw would end
+ * the Go program.
+ */
+export function describeThrown(v) {
+  try {
+    if (v !== null && (typeof v === 'object' || typeof v === 'function')) {
+      const m = v.message;
+      if (typeof m === 'string') return m;
+    }
+  } catch { /* a throwing getter: String(v) below */ }
+  try { return String(v); } catch { return null; }
+}

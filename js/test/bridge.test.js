@@ -106,3 +106,22 @@ test('load(): the shared instance carries the takeover, host and editor-op APIs;
   const e = (() => { try { h.setText(1); } catch (x) { return x; } })();
   assert.ok(e instanceof b.TakeoverError && !(e instanceof a.TakeoverError), 'T8: each instance throws its own classes');
 });
+
+test('describeThrown, the loader helper Go describes thrown values with while it recovers a panic, never throws (issue 13)', async () => {
+  const { describeThrown } = await import('../go-runtime.js');
+  const unprintable = Object.create(null);
+  const cases = [
+    [new TypeError('typed words'), 'typed words'],
+    [{ message: 'shaped like one' }, 'shaped like one'],
+    [{ message: 5 }, '[object Object]'],
+    [{ get message() { throw unprintable; } }, '[object Object]'],
+    [5, '5'], [null, 'null'], [undefined, 'undefined'], ['plain', 'plain'], [Symbol('s'), 'Symbol(s)'],
+    [unprintable, null],
+    [new Proxy({}, { get() { throw unprintable; } }), null],
+    [{ toString() { throw new Error('no'); } }, null],
+  ];
+  for (const [v, want] of cases) assert.equal(describeThrown(v), want);
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  assert.equal(describeThrown(proxy), null);
+});
