@@ -2,7 +2,7 @@
 // session-log entry and the message editor's route. It mirrors core.js's
 // loader for the second binary and shares its Go runtime set-up.
 
-import { ensureGoRuntime } from './go-runtime.js';
+import { ensureGoRuntime, describeThrown } from './go-runtime.js';
 
 const IS_NODE = typeof process !== 'undefined' && !!process.versions?.node;
 
@@ -26,7 +26,7 @@ export async function instantiateHost(options = {}) {
   go.env = { ...go.env, GODEBUG: 'gcshrinkstackoff=1' };
   const { instance } = await WebAssembly.instantiate(await wasmBytes(options), go.importObject);
   let api;
-  globalThis.__tavernHostBoot = { ready(a) { api = a; } };
+  globalThis.__tavernHostBoot = { ready(a) { api = a; }, bridge: { describe: describeThrown } }; // bridge/slowlane.go
   go.run(instance); // runs Go's main until it parks
   if (!api) throw new Error('tavern-host: module did not start');
   return { call: api.call, mount: api.mount };

@@ -234,6 +234,47 @@ test('a rejected append, a failed flush, a failed followup are internal (C60, C6
   assert.equal(f.session.length, 21);
 });
 
+test('a host that throws or rejects with values that are not Errors gets coded answers, and the module keeps serving (issue 13)', async () => {
+  const unprintable = Object.create(null);
+  const hostile = new Proxy({}, { get() { throw unprintable; } });
+  // followup() rejecting with what String() cannot convert: the route's
+  // internal answer names it instead of the module exiting.
+  for (const reason of [unprintable, hostile, 5, null]) {
+    const f = setup({ agent: new Agent({ onFollowup: () => Promise.reject(reason) }) });
+    const woke = await send(f, 'regenerate', { body: { session: 'sF', target: { messageId: 'u2' } } });
+    assert.equal(woke.status, 500);
+    assert.equal(woke.error.code, 'internal');
+    const said = reason === null ? 'null' : typeof reason === 'number' ? String(reason) : 'a thrown value that cannot be converted to a string';
+    assert.match(woke.error.message, new RegExp(`could not be woken: ${said}\\.`));
+    assert.equal((await send(f, 'edit', edit({ messageId: 'u1' }, 'still serving'))).status, 200);
+  }
+  const t = setup();
+  const realAppend = t.session.append.bind(t.session);
+  for (const [append, said] of [
+    [() => { throw 5; }, /: 5$|\b5\b/],
+    [() => { throw hostile; }, /cannot be converted to a string/],
+    [() => ({ get then() { throw unprintable; } }), /cannot be converted to a string/], // a thenable whose then getter throws
+  ]) {
+    t.session.append = append;
+    const r = await send(t, 'edit', edit({ messageId: 'u1' }, 'x'));
+    assert.equal(r.status, 500);
+    assert.equal(r.error.code, 'internal');
+    assert.match(r.error.message, said);
+  }
+  t.session.append = realAppend;
+  // A throwing session lookup is a session the host does not serve (S78);
+  // a throwing auth hook refuses (S85.2).
+  const realSession = t.host.session.bind(t.host);
+  t.host.session = () => { throw unprintable; };
+  assert.equal((await send(t, 'edit', edit({ messageId: 'u1' }, 'x'))).error.code, 'session-not-loaded');
+  t.host.session = realSession;
+  const a = setup({ authorize: () => { throw hostile; } });
+  assert.equal((await send(a, 'edit', edit({ messageId: 'u1' }, 'x'))).status, 401);
+  // And the next ordinary request is served.
+  const ok = await send(t, 'edit', edit({ messageId: 'u1' }, 'after all that'));
+  assert.equal(ok.status, 200, ok.error?.message);
+});
+
 test('concurrent edits run one at a time, each on the other\'s result (C62)', async () => {
   const t = setup();
   const [a, b] = await Promise.all([

@@ -10,6 +10,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -17,6 +18,9 @@ import (
 	"strconv"
 	"syscall/js"
 
+	"tavern-core/apierr"
+	"tavern-core/bridge"
+	"tavern-core/jsvalue"
 	"tavern-core/sessionlog"
 )
 
@@ -35,10 +39,10 @@ func fetchRequestOf(r *http.Request) js.Value {
 // Each request runs on its own goroutine, so the handler may block on
 // promises (body reads, an async flush or followup) while JS keeps running.
 func fetchHandler(h http.Handler) js.Func {
-	return js.FuncOf(func(_ js.Value, args []js.Value) any {
+	return bridge.FuncOf(func(_ js.Value, args []js.Value) any {
 		req := arg(args, 0)
 		return newPromise(func() (js.Value, error) { return serveFetch(h, req), nil })
-	})
+	}, func(e *apierr.Error) any { return internalResponse(errors.New(jsvalue.GoString(e.Message))) })
 }
 
 // serveFetch never fails: conversion problems and panics become the route's

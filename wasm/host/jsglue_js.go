@@ -4,8 +4,11 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"syscall/js"
+
+	"tavern-core/apierr"
+	"tavern-core/bridge"
+	"tavern-core/jsvalue"
 )
 
 // jsCall runs f, turning a thrown JS exception (js.Value.Call panics with
@@ -20,26 +23,29 @@ func jsCall(f func() js.Value) (v js.Value, err error) {
 	return f(), nil
 }
 
-// panicError describes a recovered panic; a JS exception keeps its message.
+// panicError describes a recovered panic: a JS exception (a host object
+// that threw) by what it says, anything else by the one formatter of both
+// binaries, as an internal error (bridge.Internal).
 func panicError(r any) error {
-	var je js.Error
-	if e, ok := r.(error); ok && errors.As(e, &je) {
-		return errors.New(jsMessage(je.Value))
+	if je, ok := r.(js.Error); ok {
+		return errors.New(bridge.ThrownMessage(je.Value))
 	}
-	return fmt.Errorf("panic: %v", r)
+	return errors.New(jsvalue.GoString(bridge.Internal(r).Message))
 }
 
-// jsMessage is the message of a thrown value: err.message for Error
-// objects, String(v) for anything else.
-func jsMessage(v js.Value) string {
-	if v.Type() == js.TypeObject && v.Get("message").Type() == js.TypeString {
-		return v.Get("message").String()
+// thenOf is v.then when v is a thenable (read once, as a Promise does),
+// else undefined. The read goes through Reflect.get by Call: syscall/js's
+// own property read does not catch, so a getter that throws would unwind
+// through Go's frames instead of becoming this error.
+func thenOf(v js.Value) (js.Value, error) {
+	if t := v.Type(); t != js.TypeObject && t != js.TypeFunction {
+		return js.Undefined(), nil
 	}
-	return js.Global().Call("String", v).String()
-}
-
-func isThenable(v js.Value) bool {
-	return (v.Type() == js.TypeObject || v.Type() == js.TypeFunction) && v.Get("then").Type() == js.TypeFunction
+	then, err := jsCall(func() js.Value { return js.Global().Get("Reflect").Call("get", v, "then") })
+	if err != nil || then.Type() != js.TypeFunction {
+		return js.Undefined(), err
+	}
+	return then, nil
 }
 
 type settled struct {
@@ -52,23 +58,37 @@ type settled struct {
 // that JS is waiting on synchronously: the callback would never return.
 // Callers are the request goroutines started by the fetch handler.
 func await(v js.Value) (js.Value, error) {
-	if !isThenable(v) {
+	then, err := thenOf(v)
+	if err != nil {
+		return js.Undefined(), err
+	}
+	if then.IsUndefined() {
 		return v, nil
 	}
 	ch := make(chan settled, 1)
 	var onOK, onErr js.Func
 	release := func() { onOK.Release(); onErr.Release() }
-	onOK = js.FuncOf(func(_ js.Value, args []js.Value) any {
+	// The channel holds one answer: the first wins (a callback that failed
+	// before sending answers with its error), later ones are dropped, so a
+	// callback never blocks.
+	answer := func(s settled) {
+		select {
+		case ch <- s:
+		default:
+		}
+	}
+	failed := func(e *apierr.Error) any { answer(settled{err: errors.New(jsvalue.GoString(e.Message))}); return nil }
+	onOK = bridge.FuncOf(func(_ js.Value, args []js.Value) any {
 		release()
-		ch <- settled{v: arg(args, 0)}
+		answer(settled{v: arg(args, 0)})
 		return nil
-	})
-	onErr = js.FuncOf(func(_ js.Value, args []js.Value) any {
+	}, failed)
+	onErr = bridge.FuncOf(func(_ js.Value, args []js.Value) any {
 		release()
-		ch <- settled{err: errors.New(jsMessage(arg(args, 0)))}
+		answer(settled{err: errors.New(bridge.ThrownMessage(arg(args, 0)))})
 		return nil
-	})
-	if _, err := jsCall(func() js.Value { return v.Call("then", onOK, onErr) }); err != nil {
+	}, failed)
+	if _, err := jsCall(func() js.Value { return then.Call("call", v, onOK, onErr) }); err != nil {
 		release()
 		return js.Undefined(), err
 	}
@@ -112,18 +132,18 @@ func bytesOf(v js.Value) []byte {
 // goroutine, so run may await other promises.
 func newPromise(run func() (js.Value, error)) js.Value {
 	var executor js.Func
-	executor = js.FuncOf(func(_ js.Value, args []js.Value) any {
+	executor = bridge.FuncOf(func(_ js.Value, args []js.Value) any {
 		executor.Release()
 		resolve, reject := arg(args, 0), arg(args, 1)
-		go func() {
+		go bridge.Guard(func() {
 			v, err := run()
 			if err != nil {
 				reject.Invoke(js.Global().Get("Error").New(err.Error()))
 				return
 			}
 			resolve.Invoke(v)
-		}()
+		}, func(e *apierr.Error) { reject.Invoke(js.Global().Get("Error").New(jsvalue.GoString(e.Message))) })
 		return nil
-	})
+	}, nil)
 	return js.Global().Get("Promise").New(executor)
 }

@@ -12,6 +12,10 @@ package main
 import (
 	"syscall/js"
 
+	"tavern-core/apierr"
+	"tavern-core/bridge"
+	"tavern-core/jsvalue"
+	"tavern-core/sessionlog"
 	"tavern-core/sessionlog/route"
 )
 
@@ -19,9 +23,15 @@ func main() {
 	g := js.Global()
 	boot := g.Get("__tavernHostBoot")
 	g.Delete("__tavernHostBoot")
+	bridge.SetHelpers(boot.Get("bridge"))
 	api := g.Get("Object").New()
-	api.Set("call", js.FuncOf(apiCall))
-	api.Set("mount", js.FuncOf(mount))
+	// A contained panic answers as the route's internal envelope; the
+	// module keeps serving.
+	internal := func(e *apierr.Error) any {
+		return string(envelope(nil, &apiError{Code: sessionlog.CodeInternal, Message: jsvalue.GoString(e.Message)}))
+	}
+	api.Set("call", bridge.FuncOf(apiCall, internal))
+	api.Set("mount", bridge.FuncOf(mount, internal))
 	boot.Call("ready", api)
 	select {}
 }
@@ -29,13 +39,7 @@ func main() {
 var table logs
 
 // apiCall is call(name, handleId, input, argsJSON) → envelope JSON string.
-// A panic is contained and answered as internal; the module keeps serving.
 func apiCall(_ js.Value, args []js.Value) (out any) {
-	defer func() {
-		if r := recover(); r != nil {
-			out = string(envelope(nil, panicError(r)))
-		}
-	}()
 	name := arg(args, 0).String()
 	id := 0
 	if v := arg(args, 1); v.Type() == js.TypeNumber {
@@ -54,11 +58,6 @@ func apiCall(_ js.Value, args []js.Value) (out any) {
 // (S82) and answers the handler function, or an envelope JSON string when
 // activation fails.
 func mount(_ js.Value, args []js.Value) (out any) {
-	defer func() {
-		if r := recover(); r != nil {
-			out = string(envelope(nil, panicError(r)))
-		}
-	}()
 	port, reg := arg(args, 0), arg(args, 1)
 	for _, fn := range []string{"session", "authorize", "origin", "version"} {
 		if port.Get(fn).Type() != js.TypeFunction {
