@@ -769,10 +769,17 @@ type fakeDef struct {
 	keys []string
 	vals map[string]Value
 	get  func(name string) *JSValue
+	// keysThrow is what Object.keys(definition) throws, if anything.
+	keysThrow *JSValue
 }
 
-func (f fakeDef) Value() Value      { return f.v }
-func (f fakeDef) OwnKeys() []string { return f.keys }
+func (f fakeDef) Value() Value { return f.v }
+func (f fakeDef) OwnKeys() ([]string, *JSValue) {
+	if f.keysThrow != nil { // a Proxy's ownKeys trap that throws
+		return nil, f.keysThrow
+	}
+	return f.keys, nil
+}
 func (f fakeDef) Get(name string, str bool) (Value, *JSValue) {
 	if f.get != nil {
 		if t := f.get(name); t != nil {

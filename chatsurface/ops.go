@@ -8,6 +8,22 @@ import "tavern-core/jsvalue"
 type RenderOptions struct {
 	Replace []int
 	First   Value
+	// Err is what reading replace gave instead of a list: the value a
+	// getter threw, or ErrReplaceTooLong. It is thrown once the call's
+	// C112a checks passed, as an argument error: it does not fault.
+	Err error
+}
+
+// ErrReplaceTooLong refuses a replace list longer than any chat[] the host
+// takes (MaxMessages): the facade copied none of it, so nothing is sized by
+// the length a host claimed.
+func ErrReplaceTooLong(n float64) *Error {
+	return errTooLong("render replace lists ", n, " mesids", MaxMessages)
+}
+
+// errTooLong refuses a host-given list of n entries over max.
+func errTooLong(what string, n float64, entries string, max int) *Error {
+	return newRangeError(CodeInvalidArgument, "ChatSurface "+what+jsNumber(n)+entries+"; the maximum is "+itoa(max))
 }
 
 // Open is open() (C92; static: render(), C142).
@@ -33,6 +49,9 @@ func (h *Host) Render(o RenderOptions) error {
 		return err
 	}
 	defer h.end()
+	if o.Err != nil {
+		return o.Err
+	}
 	if h.state == StateInactive {
 		return h.take(h.b.open())
 	}
@@ -53,6 +72,9 @@ func (h *Host) renderStatic(label string, o RenderOptions) error {
 		return err
 	}
 	defer h.end()
+	if o.Err != nil {
+		return o.Err
+	}
 	count, thrown := h.js.Count()
 	if thrown != nil {
 		return h.fail(thrown)

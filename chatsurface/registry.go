@@ -8,8 +8,9 @@ import "tavern-core/jsvalue"
 type Definition interface {
 	// Value describes the definition itself (step 1).
 	Value() Value
-	// OwnKeys is Object.keys(definition) (step 2).
-	OwnKeys() []string
+	// OwnKeys is Object.keys(definition) (step 2); a Proxy's ownKeys trap
+	// may throw, and its value is returned as thrown (C6).
+	OwnKeys() ([]string, *JSValue)
 	// Get reads definition[name] by ordinary property access. When str is
 	// true, Value.Str must hold String(v); a throwing conversion is returned
 	// as the thrown value too.
@@ -49,7 +50,11 @@ func (r *Registry) Register(def Definition) (int, error) {
 	if !def.Value().isObject() {
 		return 0, newTypeError(CodeRegistration, "ChatSurface participant must be an object")
 	}
-	for _, k := range def.OwnKeys() {
+	keys, thrown := def.OwnKeys()
+	if thrown != nil {
+		return 0, thrown
+	}
+	for _, k := range keys {
 		known := false
 		for _, f := range participantFields {
 			known = known || k == f

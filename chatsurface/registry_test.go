@@ -90,6 +90,16 @@ func TestC18_InheritedHooksAndThrowingGetter(t *testing.T) {
 		t.Fatalf("got %v, want the thrown value", err)
 	}
 	wantLog(t, reads, "id", "protocolVersion", "prepareContent")
+	// Object.keys itself may throw (a Proxy's ownKeys trap): the thrown
+	// value, before any field is read (C6, issue 13).
+	reads = nil
+	k := def("id", Str("k"), "protocolVersion", Num(1))
+	k.keysThrow = boom
+	k.get = g.get
+	if err := reg(t, r, k); err != boom {
+		t.Fatalf("got %v, want the thrown value", err)
+	}
+	wantLog(t, reads)
 }
 
 // C17 S11, C24 S12: the freeze comes first, before any validation.

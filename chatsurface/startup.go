@@ -20,6 +20,15 @@ func ErrRequirementsNotArray() *Error {
 	return newTypeError(CodeInvalidArgument, "ChatSurface capability requirements must be an array")
 }
 
+// MaxRequirements bounds a capability requirements table (C137 names no
+// bound): a longer one is refused before anything is sized by its length.
+const MaxRequirements = 4096
+
+// ErrRequirementsTooLong refuses a table over MaxRequirements entries.
+func ErrRequirementsTooLong(n float64) *Error {
+	return errTooLong("capability requirements have ", n, " entries", MaxRequirements)
+}
+
 // ErrMalformedRequirement is C137's error for an entry that is not a
 // non-null object with string extensionName and participantId.
 func ErrMalformedRequirement() *Error {

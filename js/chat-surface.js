@@ -82,7 +82,7 @@ fx.toStr = (v) => {
   try { s = String(v); } catch (e) { recordThrow(e); return -1; }
   return core.writeStr(s);
 };
-fx.keys = (o) => Object.keys(o);
+fx.keys = (o) => { try { return Object.keys(o); } catch (e) { recordThrow(e); return FAIL; } }; // a Proxy's ownKeys trap may throw (C6)
 fx.get = (o, name) => { try { return o[name]; } catch (e) { recordThrow(e); return FAIL; } };
 fx.isBigInt = (v) => typeof v === 'bigint';
 fx.freezeDeep = function freezeDeep(o) {
@@ -146,6 +146,22 @@ fx.messages = (h) => {
   }
   H.last = list;
   return n;
+};
+// A host-given list Go reads (render's replace, the capability
+// requirements), copied into a plain array here, where a throwing getter or
+// a Proxy is caught: Go never reads a host object itself (syscall/js's
+// property reads do not catch, so a throw would unwind through Go's
+// frames). null: not an array; -1: longer than max (fx.bad holds the
+// length, so Go sizes nothing by it); -2: reading it threw (recorded).
+fx.list = (v, max) => {
+  try {
+    if (!Array.isArray(v)) return null;
+    const n = lengthOf(v);
+    if (n > max) { fx.bad = n; return -1; }
+    const out = new Array(n);
+    for (let i = 0; i < n; i++) out[i] = v[i];
+    return out;
+  } catch (e) { recordThrow(e); return -2; }
 };
 fx.messageAt = (h, i) => {
   try {
@@ -487,8 +503,16 @@ const scrollF64 = new Float64Array(1);
 const scrollU16 = new Uint16Array(scrollF64.buffer);
 
 /** Create the host controller (C140–C143). */
+// The options createHost reads, each once, into a plain object Go is given
+// instead of the host's (a getter that throws does so here, to the caller,
+// before anything is registered; Go never reads a host object itself).
+const HOST_OPTIONS = ['root', 'getMessages', 'materialize', 'formatMessage', 'emit', 'managed', 'onFault',
+  'requestAnimationFrame', 'cancelAnimationFrame', 'setTimeout', 'clearTimeout', 'runtimeLimit'];
+
 export function createChatSurfaceHost(options) {
-  const o = options !== null && typeof options === 'object' ? options : {};
+  const given = options !== null && typeof options === 'object' ? options : {};
+  const o = {};
+  for (const k of HOST_OPTIONS) o[k] = given[k];
   const id = ++nextHost;
   const self = { id };
   const pick = (name) => (o[name] === undefined ? globalThis[name] : o[name]);
@@ -546,7 +570,7 @@ export function createChatSurfaceHost(options) {
       return op(OP.UPDATE, mesid, opts !== null && typeof opts === 'object' ? opts.transient : undefined);
     },
     finishContent(mesid, event, ...args) {
-      const [promise, w] = newWait({ emit: o.emit, event, args, mesid });
+      const [promise, w] = newWait({ emit: given.emit, event, args, mesid }); // read when called, as before
       try { check(fx.finish(self.id, mesid, event !== undefined, w)); } catch (e) { waits.delete(w); throw e; }
       return promise;
     },

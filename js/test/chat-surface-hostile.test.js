@@ -352,3 +352,66 @@ test('C30/C51: text written to the DOM crosses exactly, lone surrogates included
   assert.equal(html(1), '<p>\uDC00z\uD83D\uDE00</p>');
   x.done();
 });
+
+test('C93/C112a: render()\'s replace is read by the facade: a throwing or absurd list is an argument error after the fault checks, nothing faults, the next render works (issue 13)', async () => {
+  const x = setup();
+  await x.host.open();
+  x.sched.flush();
+  const before = x.host.snapshot();
+  const boom = new Error('replace refused');
+  const throwing = new Proxy([1], { get: (t, k) => { if (k === 'length') throw boom; return Reflect.get(t, k); } });
+  assert.equal(thrown(() => x.host.render({ replace: throwing })), boom);
+  const huge = new Proxy([], { get: (t, k) => (k === 'length' ? 2 ** 32 - 1 : typeof k === 'string' && /^\d+$/.test(k) ? 0 : Reflect.get(t, k)) });
+  const e = thrown(() => x.host.render({ replace: huge }));
+  assert.ok(e instanceof RangeError, String(e));
+  assert.equal(e.message, 'ChatSurface render replace lists 4294967295 mesids; the maximum is 4194304');
+  assert.equal(x.host.getFault(), null, 'an argument error does not fault');
+  assert.deepEqual(x.faults, []);
+  assert.deepEqual(x.host.snapshot().mounted, before.mounted);
+  // A replace list is honoured: the listed mounted message gets a new root.
+  const last = before.mounted.at(-1);
+  const old = x.host.getMessageElement(last);
+  await x.host.render({ replace: [last] });
+  x.sched.flush();
+  assert.notEqual(x.host.getMessageElement(last), old);
+  // A faulted host says so first, whatever replace holds.
+  x.root.append(document.createElement('aside'));
+  thrown(() => x.host.render());
+  assert.notEqual(x.host.getFault(), null);
+  const f = thrown(() => x.host.render({ replace: huge }));
+  assert.equal(f.message, 'ChatSurface epoch is faulted');
+  x.root.querySelector(':scope > aside').remove();
+  x.done();
+  alive();
+});
+
+test('C140: createChatSurfaceHost reads each option once; a getter that throws throws to the caller and registers nothing (issue 13)', async () => {
+  const reads = new Map();
+  const base = { getMessages: () => messages(10), materialize: materializer(), formatMessage, emit() {}, ...frames() };
+  const counted = (root, extra = {}) => {
+    const o = {};
+    for (const [k, v] of Object.entries({ root, ...base, ...extra })) {
+      Object.defineProperty(o, k, { enumerable: true, get() { reads.set(k, (reads.get(k) ?? 0) + 1); return v; } });
+    }
+    return o;
+  };
+  let root = makeRoot();
+  let host = createChatSurfaceHost(counted(root));
+  await host.open();
+  for (const [k, n] of reads) assert.equal(n, 1, `${k} was read ${n} times`);
+  host.dispose();
+  root.remove();
+  // A getter that throws: the caller gets the value, and the page can
+  // create a host right after (nothing was registered).
+  const boom = new Error('options refused');
+  root = makeRoot();
+  const bad = counted(root);
+  Object.defineProperty(bad, 'runtimeLimit', { get() { throw boom; } });
+  assert.equal(thrown(() => createChatSurfaceHost(bad)), boom);
+  host = createChatSurfaceHost(counted(root));
+  await host.open();
+  assert.equal(host.snapshot().state, 'settled');
+  host.dispose();
+  root.remove();
+  alive();
+});

@@ -111,6 +111,32 @@ test('C137: requirements are validated before the walk; failures reject, never t
   assert.equal(called, 1);
 });
 
+test('C137: a requirements table is read by the facade, bounded before anything is sized; a throwing one rejects with its value; the next call works (issue 13)', async () => {
+  const opts = (requirements) => ({ extensions: [], importExtension() {}, activateExtension() {}, requirements });
+  const rejection = (p) => p.then(() => assert.fail('resolved'), (x) => x);
+  // A claimed length of 1e9: nothing is copied or allocated for it.
+  const huge = new Proxy([], { get: (t, k) => (k === 'length' ? 1e9 : Reflect.get(t, k)) });
+  let e = await rejection(startChatSurfaceExtensions(opts(huge)));
+  assert.ok(e instanceof RangeError, String(e));
+  assert.equal(e.message, 'ChatSurface capability requirements have 1000000000 entries; the maximum is 4096');
+  // A length or entry getter that throws rejects with the thrown value (C6),
+  // not with an internal error, and never unwinds through Go.
+  const boom = new Error('length refused');
+  e = await rejection(startChatSurfaceExtensions(opts(new Proxy([], { get: (t, k) => { if (k === 'length') throw boom; return Reflect.get(t, k); } }))));
+  assert.equal(e, boom);
+  const sym = Symbol('entry refused');
+  e = await rejection(startChatSurfaceExtensions(opts(new Proxy([{}], { get: (t, k) => { if (k === '0') throw sym; return Reflect.get(t, k); } }))));
+  assert.equal(e, sym);
+  const { proxy, revoke } = Proxy.revocable([], {});
+  revoke();
+  e = await rejection(startChatSurfaceExtensions(opts(proxy)));
+  assert.ok(e instanceof TypeError, String(e));
+  // 4096 entries are taken.
+  const full = Array.from({ length: 4096 }, (_, i) => ({ extensionName: `e${i}`, participantId: `p${i}` }));
+  assert.equal(await startChatSurfaceExtensions(opts(full)), undefined);
+  assert.equal(await startChatSurfaceExtensions(opts(undefined)), undefined);
+});
+
 test('C134: an activate hook (how real renderers declare themselves) is called too; chatSurface takes precedence', async () => {
   const log = [];
   const modules = {

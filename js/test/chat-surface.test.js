@@ -76,6 +76,10 @@ test('S5–S9: registration validation, exact messages and classes', () => {
   const boom = { why: 'getter' };
   const e = thrown(() => registerParticipant({ get id() { throw boom; }, protocolVersion: 1 }));
   assert.equal(e, boom);
+  // So does a Proxy whose ownKeys trap throws (C6: never an internal error).
+  const sym = Symbol('no keys');
+  assert.equal(thrown(() => registerParticipant(new Proxy(ok({ id: 'k' }), { ownKeys() { throw sym; } }))), sym);
+  registerParticipant(ok({ id: 'k' })); // nothing of it was kept
 });
 
 test('C113: registerContentProcessor validates its definition (the chain: chat-surface-processors*.test.js)', () => {

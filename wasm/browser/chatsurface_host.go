@@ -87,9 +87,17 @@ func (e *surfaceEdge) op(a bridge.Args) any {
 	case protocol.SurfaceRender:
 		o := chatsurface.RenderOptions{}
 		if rep := a.Value(2); rep.Type() == js.TypeObject {
-			for i, n := 0, rep.Length(); i < n; i++ {
-				if v := rep.Index(i); v.Type() == js.TypeNumber {
-					o.Replace = append(o.Replace, v.Int())
+			list, _, over, thrown := e.list(rep, chatsurface.MaxMessages)
+			switch {
+			case thrown != nil:
+				o.Err = thrown
+			case over > 0:
+				o.Err = chatsurface.ErrReplaceTooLong(over)
+			default:
+				for i, n := 0, list.Length(); i < n; i++ {
+					if v := list.Index(i); v.Type() == js.TypeNumber {
+						o.Replace = append(o.Replace, v.Int())
+					}
 				}
 			}
 		}

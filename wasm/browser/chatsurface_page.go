@@ -37,13 +37,16 @@ func (d *definition) Value() chatsurface.Value {
 	return v
 }
 
-func (d *definition) OwnKeys() []string {
+func (d *definition) OwnKeys() ([]string, *chatsurface.JSValue) {
 	keys := d.e.call("keys", d.v)
+	if keys.Equal(d.e.failMark) {
+		return nil, d.e.takeThrown()
+	}
 	out := make([]string, keys.Length())
 	for i := range out {
 		out[i] = d.e.str(keys.Index(i))
 	}
-	return out
+	return out, nil
 }
 
 func (d *definition) Get(name string, withStr bool) (chatsurface.Value, *chatsurface.JSValue) {

@@ -85,13 +85,19 @@ func (e *surfaceEdge) startup(a bridge.Args) any {
 // requirements reads and validates a requirements value (C137): an array
 // of non-null objects with string extensionName and participantId.
 func (e *surfaceEdge) requirements(v js.Value) ([]chatsurface.Requirement, error) {
-	if !js.Global().Get("Array").Call("isArray", v).Bool() {
+	list, isArray, over, thrown := e.list(v, chatsurface.MaxRequirements)
+	switch {
+	case thrown != nil:
+		return nil, thrown
+	case !isArray:
 		return nil, chatsurface.ErrRequirementsNotArray()
+	case over > 0:
+		return nil, chatsurface.ErrRequirementsTooLong(over)
 	}
-	n := v.Length()
+	n := list.Length()
 	out := make([]chatsurface.Requirement, 0, n)
 	for i := 0; i < n; i++ {
-		q := v.Index(i)
+		q := list.Index(i)
 		if q.Type() != js.TypeObject || q.IsNull() {
 			return nil, chatsurface.ErrMalformedRequirement()
 		}

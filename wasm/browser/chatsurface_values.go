@@ -64,6 +64,24 @@ func (e *surfaceEdge) value(v js.Value, withStr bool) (chatsurface.Value, *chats
 	return out, nil
 }
 
+// list reads a host-given list through the facade (fx.list): a plain JS
+// array of its entries; isArray false when v is not an array; over > 0, the
+// length it claimed, when that is above max (nothing was copied); thrown
+// when reading it threw.
+func (e *surfaceEdge) list(v js.Value, max int) (out js.Value, isArray bool, over float64, thrown *chatsurface.JSValue) {
+	r := e.call("list", v, max)
+	switch r.Type() {
+	case js.TypeNull:
+		return r, false, 0, nil
+	case js.TypeNumber:
+		if r.Int() == -1 {
+			return r, true, e.fx.Get("bad").Float(), nil
+		}
+		return r, true, 0, e.takeThrown()
+	}
+	return r, true, 0, nil
+}
+
 // takeThrown names the value the facade just caught (C6): its ref and the
 // ref of its error value.
 func (e *surfaceEdge) takeThrown() *chatsurface.JSValue {
