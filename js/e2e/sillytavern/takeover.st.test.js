@@ -432,11 +432,32 @@ test('a group chat: each member\'s turn is offered, a claimed reply carries the 
   await seed({ claim: false });
   const group = await openGroupChat(page, GROUP_CHAT);
   const members = [['Seraphina', 'default_Seraphina.png'], ['Bram', group.avatar]];
-  const wait = (n) => page.waitForFunction((k) => globalThis.SillyTavern.getContext().chat.length >= k && document.body.dataset.generating !== 'true', n, { timeout: 30000 });
+  // A group's turn is over when SillyTavern's group wrapper finishes, not
+  // when the send button is back: every member's generation shows it again
+  // between members, and a send before the wrapper ends is dropped by
+  // SillyTavern itself (it is still group-generating). So each send is
+  // preceded by a listener for GROUP_WRAPPER_FINISHED. On a timeout the
+  // error says where the chat and the UI stood.
+  const expectGroupTurn = () => page.evaluate(() => {
+    const c = globalThis.SillyTavern.getContext();
+    globalThis.__groupTurnDone = false;
+    c.eventSource.once(c.eventTypes.GROUP_WRAPPER_FINISHED, () => { globalThis.__groupTurnDone = true; });
+  });
+  const wait = (n) => page.waitForFunction((k) => globalThis.__groupTurnDone === true && globalThis.SillyTavern.getContext().chat.length >= k
+    && document.body.dataset.generating !== 'true', n, { timeout: 30000 })
+    .catch(async (e) => {
+      const state = await page.evaluate(() => {
+        const c = globalThis.SillyTavern.getContext();
+        return { groupTurnDone: globalThis.__groupTurnDone, generating: document.body.dataset.generating, length: c.chat.length,
+          tail: c.chat.slice(-4).map((m) => [m.name, m.is_user, m.mes]), dispatches: globalThis.__seedPlugin.dispatches.length };
+      }).catch((x) => String(x));
+      throw new Error(`${e.message}: waiting for ${n} messages; ${JSON.stringify(state)}`);
+    });
   // The model answers for both members: what SillyTavern itself writes.
   const base = (await groupMessages()).length;
   let asked = mock.completions.length;
   let n = await dispatches();
+  await expectGroupTurn();
   await send(page, 'Hello, table');
   await wait(base + 3);
   await waitIdle(page);
@@ -450,6 +471,7 @@ test('a group chat: each member\'s turn is offered, a claimed reply carries the 
   await seed({ claim: true, chunks: ['Hello ', 'from ', 'the ', 'plugin.'], delayMs: 20, failAt: -1 });
   asked = mock.completions.length;
   n = await dispatches();
+  await expectGroupTurn();
   await send(page, 'Again, table');
   await wait(base + 6);
   await waitIdle(page);
