@@ -275,6 +275,43 @@ test('a host that throws or rejects with values that are not Errors gets coded a
   assert.equal(ok.status, 200, ok.error?.message);
 });
 
+test('a handler called with what is not a Fetch Request, or whose body stream misbehaves, answers the internal envelope; the module keeps serving (issue 13)', async () => {
+  const t = setup();
+  const U = Object.create(null);
+  const url = `${ORIGIN}${EDITOR_PATHS.edit}`;
+  const headers = new Headers({ [VERSION_HEADER]: VERSION, 'Content-Type': 'application/json' });
+  const body = JSON.stringify({ session: 'sF', target: { messageId: 'u1' }, text: 'x' });
+  const streamOf = (...chunks) => new ReadableStream({ start(c) { for (const x of chunks) c.enqueue(x); c.close(); } });
+  const like = (over) => ({ url, method: 'POST', headers, body: streamOf(new TextEncoder().encode(body)), ...over });
+  const throwingHeaders = Object.defineProperty(like({}), 'headers', { get() { throw U; } });
+  // The request itself is unusable: the internal envelope.
+  for (const [i, req] of [
+    new Proxy({}, { get() { throw U; } }), // every getter throws
+    throwingHeaders,
+    like({ headers: [new Proxy([], { get() { throw U; } })] }), // an entry whose reads throw
+    like({ headers: [['X-Tavern-Core-Version', 5]] }), // not string pairs
+  ].entries()) {
+    const r = await answer(await t.handle(req));
+    assert.equal(r.status, 500, `case ${i}: ${JSON.stringify(r)}`);
+    assert.equal(r.error.code, 'internal', `case ${i}`);
+  }
+  // Its body cannot be read: the route's bad-request for an unreadable body.
+  for (const [i, [req, said]] of [
+    [like({ body: streamOf('not bytes') }), /not a Uint8Array/],
+    [like({ body: streamOf(new Proxy(new Uint8Array(4), {})) }), /not a Uint8Array/], // looks like bytes, is not
+    [like({ body: { getReader: () => ({ read: async () => ({ get done() { throw U; } }), cancel() {} }) } }), /cannot be converted/],
+    [like({ body: { getReader: () => ({ read: async () => ({ done: false, value: new Uint8Array(2 << 20) }), cancel() {} }) } }), /over 1048576 bytes/],
+  ].entries()) {
+    const r = await answer(await t.handle(req));
+    assert.equal(r.status, 400, `case ${i}: ${JSON.stringify(r)}`);
+    assert.equal(r.error.code, 'bad-request', `case ${i}`);
+    assert.match(r.error.message, said);
+  }
+  assert.equal(t.session.length, 20, 'nothing was written');
+  const ok = await send(t, 'edit', edit({ messageId: 'u1' }, 'still serving'));
+  assert.equal(ok.status, 200, ok.error?.message);
+});
+
 test('concurrent edits run one at a time, each on the other\'s result (C62)', async () => {
   const t = setup();
   const [a, b] = await Promise.all([

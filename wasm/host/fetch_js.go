@@ -64,20 +64,43 @@ func serveFetch(h http.Handler, req js.Value) (resp js.Value) {
 }
 
 func toRequest(req js.Value) (*http.Request, *streamBody, error) {
-	if req.Type() != js.TypeObject || req.Get("url").Type() != js.TypeString {
-		return nil, nil, fmt.Errorf("the route handler takes a Fetch Request, got %s", req.Type())
+	notRequest := fmt.Errorf("the route handler takes a Fetch Request, got %s", req.Type())
+	if req.Type() != js.TypeObject {
+		return nil, nil, notRequest
 	}
-	u, err := url.Parse(req.Get("url").String())
+	// Every read of the host's Request goes through prop: its getters may throw.
+	var fields [4]js.Value
+	for i, k := range [...]string{"url", "method", "headers", "body"} {
+		v, err := prop(req, k)
+		if err != nil {
+			return nil, nil, err
+		}
+		fields[i] = v
+	}
+	rawURL, method, headers, stream := fields[0], fields[1], fields[2], fields[3]
+	if rawURL.Type() != js.TypeString || method.Type() != js.TypeString {
+		return nil, nil, notRequest
+	}
+	u, err := url.Parse(rawURL.String())
 	if err != nil {
 		return nil, nil, err
 	}
 	header := http.Header{}
 	// Headers.entries() already joins repeated fields with ", "; each
-	// entry is kept as one value (never split on commas).
-	entries := js.Global().Get("Array").Call("from", req.Get("headers"))
+	// entry is kept as one value (never split on commas). Array.from makes
+	// a real array; its entries are the host's.
+	entries, err := jsCall(func() js.Value { return js.Global().Get("Array").Call("from", headers) })
+	if err != nil {
+		return nil, nil, err
+	}
 	for i, n := 0, entries.Length(); i < n; i++ {
 		e := entries.Index(i)
-		header.Add(e.Index(0).String(), e.Index(1).String())
+		k, err1 := prop(e, 0)
+		v, err2 := prop(e, 1)
+		if err1 != nil || err2 != nil || k.Type() != js.TypeString || v.Type() != js.TypeString {
+			return nil, nil, errors.New("the request's headers are not name/value string pairs")
+		}
+		header.Add(k.String(), v.String())
 	}
 	// A Request built by a Node server from an incoming message carries the
 	// Host header; a Request built by hand may not, and then its URL's
@@ -87,9 +110,9 @@ func toRequest(req js.Value) (*http.Request, *streamBody, error) {
 	if host == "" {
 		host = u.Host
 	}
-	body := &streamBody{stream: req.Get("body")}
+	body := &streamBody{stream: stream}
 	r := &http.Request{
-		Method:     req.Get("method").String(),
+		Method:     method.String(),
 		URL:        u,
 		Proto:      "HTTP/1.1",
 		ProtoMajor: 1,
@@ -141,17 +164,52 @@ func (b *streamBody) Read(p []byte) (int, error) {
 			b.done = true
 			return 0, err
 		}
-		if res.Get("done").Truthy() {
+		done, err := prop(res, "done")
+		if err != nil {
+			b.done = true
+			return 0, err
+		}
+		if done.Truthy() {
 			b.done = true
 			return 0, io.EOF
 		}
-		chunk := res.Get("value")
-		b.buf = make([]byte, chunk.Get("byteLength").Int())
-		js.CopyBytesToGo(b.buf, chunk)
+		chunk, err := prop(res, "value")
+		if err == nil {
+			b.buf, err = chunkBytes(chunk)
+		}
+		if err != nil {
+			b.done = true
+			return 0, err
+		}
 	}
 	n := copy(p, b.buf)
 	b.buf = b.buf[n:]
 	return n, nil
+}
+
+// maxChunk bounds one body chunk: the route reads at most route.MaxBody
+// (+1) bytes, and a stream's chunks are a few KiB.
+const maxChunk = 1 << 20
+
+// chunkBytes copies a body chunk, which must be a Uint8Array of at most
+// maxChunk bytes. Uint8Array.prototype.slice makes a JS copy by the array's
+// internal slots (it throws, caught, for anything else, a Proxy included),
+// so no getter of the host's runs and the length Go sizes its copy by is
+// the real one.
+func chunkBytes(chunk js.Value) ([]byte, error) {
+	c, err := jsCall(func() js.Value {
+		return js.Global().Get("Uint8Array").Get("prototype").Get("slice").Call("call", chunk)
+	})
+	if err != nil {
+		return nil, errors.New("the request body stream gave a chunk that is not a Uint8Array")
+	}
+	n := c.Length()
+	if n > maxChunk {
+		return nil, fmt.Errorf("the request body stream gave a chunk over %d bytes", maxChunk)
+	}
+	buf := make([]byte, n)
+	js.CopyBytesToGo(buf, c)
+	return buf, nil
 }
 
 func (b *streamBody) Close() error {

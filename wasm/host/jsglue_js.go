@@ -33,6 +33,17 @@ func panicError(r any) error {
 	return errors.New(jsvalue.GoString(bridge.Internal(r).Message))
 }
 
+// prop is v[key] read through Reflect.get by Call, which catches: for
+// values a host hands in (a Request, a stream's read result), whose getters
+// may throw. syscall/js's Value.Get does not catch, so a throw there would
+// unwind through Go's frames. v must be an object or a function.
+func prop(v js.Value, key any) (js.Value, error) {
+	if t := v.Type(); t != js.TypeObject && t != js.TypeFunction {
+		return js.Undefined(), errors.New("not an object")
+	}
+	return jsCall(func() js.Value { return js.Global().Get("Reflect").Call("get", v, key) })
+}
+
 // thenOf is v.then when v is a thenable (read once, as a Promise does),
 // else undefined. The read goes through Reflect.get by Call: syscall/js's
 // own property read does not catch, so a getter that throws would unwind
@@ -41,7 +52,7 @@ func thenOf(v js.Value) (js.Value, error) {
 	if t := v.Type(); t != js.TypeObject && t != js.TypeFunction {
 		return js.Undefined(), nil
 	}
-	then, err := jsCall(func() js.Value { return js.Global().Get("Reflect").Call("get", v, "then") })
+	then, err := prop(v, "then")
 	if err != nil || then.Type() != js.TypeFunction {
 		return js.Undefined(), err
 	}
