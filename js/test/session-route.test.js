@@ -332,6 +332,14 @@ test('activation registers the four exact paths once (S82, C65)', () => {
   assert.ok(e instanceof SessionLogError);
   assert.equal(e.code, 'already-active');
   assert.equal(e.message, 'tavern-core-message-editor is already active in this host');
+  // A registry whose reads throw is refused with a code, not thrown through Go (issue 13).
+  const hostile = new Proxy(new Map(), { get() { throw Object.create(null); } });
+  const h = new SessionHost({ origin: ORIGIN, version: VERSION });
+  h.routes = hostile;
+  const r = (() => { try { h.mountEditor(); } catch (err) { return err; } })();
+  assert.ok(r instanceof SessionLogError, String(r));
+  assert.equal(r.code, 'bad-request');
+  assert.equal(r.message, 'the route registry needs has(path) and set(path, fn)');
 });
 
 test('through a real Node http server on 127.0.0.1: edit, cross-origin, skew, oversized', async () => {

@@ -64,7 +64,11 @@ func mount(_ js.Value, args []js.Value) (out any) {
 			return string(envelope(nil, badRequest("the host port needs %s()", fn)))
 		}
 	}
-	if reg.Get("has").Type() != js.TypeFunction || reg.Get("set").Type() != js.TypeFunction {
+	// The registry is the host's (a Map, or anything with has and set):
+	// read through prop, whose getters may throw.
+	has, err1 := prop(reg, "has")
+	set, err2 := prop(reg, "set")
+	if err1 != nil || err2 != nil || has.Type() != js.TypeFunction || set.Type() != js.TypeFunction {
 		return string(envelope(nil, badRequest("the route registry needs has(path) and set(path, fn)")))
 	}
 	r := &jsRegistry{v: reg}
