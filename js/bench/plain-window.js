@@ -4,7 +4,9 @@
 // 200 px estimate, Fenwick prefix sums, following the tail, one geometry
 // commit per frame, and (C85) another commit at the next frame when a
 // mounted root measures differently from the size its commit used — so both
-// sides mount the same roots in the same frames. No participants, leases or
+// sides mount the same roots in the same frames. Mounted roots get C31's
+// attributes (mesid, last_mes, the #n of .mesIDDisplay), so both sides lay
+// out the same content. No participants, leases or
 // admission: it is what a page would write by hand, so the ratio shows what
 // the Go core costs.
 const EST = 200;
@@ -89,6 +91,8 @@ export function createPlainWindow({ root, getMessages, materialize, requestAnima
       if (!el) {
         el = materialize(chat[i], i);
         el.setAttribute('mesid', String(i));
+        const display = el.querySelector('.mesIDDisplay'); // C31, as the core writes it
+        if (display) display.textContent = `#${i}`;
         mounted.set(i, el);
       }
       if (i === T && e < T - 1) {
