@@ -502,13 +502,13 @@ export async function startChatSurfaceExtensions(options) {
 const scrollF64 = new Float64Array(1);
 const scrollU16 = new Uint16Array(scrollF64.buffer);
 
-/** Create the host controller (C140–C143). */
 // The options createHost reads, each once, into a plain object Go is given
 // instead of the host's (a getter that throws does so here, to the caller,
 // before anything is registered; Go never reads a host object itself).
 const HOST_OPTIONS = ['root', 'getMessages', 'materialize', 'formatMessage', 'emit', 'managed', 'onFault',
   'requestAnimationFrame', 'cancelAnimationFrame', 'setTimeout', 'clearTimeout', 'runtimeLimit'];
 
+/** Create the host controller (C140–C143). */
 export function createChatSurfaceHost(options) {
   const given = options !== null && typeof options === 'object' ? options : {};
   const o = {};
