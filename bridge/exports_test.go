@@ -89,11 +89,12 @@ func TestFuncOfContainsPanics(t *testing.T) {
 
 // A thrown value that is not an Error object — a number, null, an object
 // whose message getter throws, one String() cannot convert — still makes
-// an internal error naming what was thrown. The formatter runs inside the
-// containment, where a second panic out of a JS call would end the
-// program, so it describes values through the loader's describe helper (js/go-runtime.js describeThrown; here a
-// stand-in with its contract, which js/test checks on the real one), never
-// by a call that can throw.
+// an internal error naming what was thrown. The formatter runs after the
+// containment's recover, where a panic of its own would end the program,
+// and a property read of syscall/js's would let a throwing getter unwind
+// through Go's frames; so it describes values through the loader's
+// describe helper (js/go-runtime.js describeThrown; here a stand-in with its
+// contract, which js/test checks on the real one).
 func TestFuncOfContainsThrowsOfAnyValue(t *testing.T) {
 	const cannot = "a thrown value that cannot be converted to a string"
 	check := func(cases [][2]string) {

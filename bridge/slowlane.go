@@ -89,11 +89,13 @@ func describeJSError(err error) (string, bool) {
 
 // ThrownMessage is what a thrown JS value says, for an error message: an
 // object's message when that is a string (an Error, or an object shaped
-// like one), otherwise String(v). It never panics and makes no call into
-// JavaScript that can throw: it runs while a panic is being recovered,
-// where a second panic out of a JS call makes the Go runtime fail to
-// unwind and exit. So the loader's describe helper does the reading, and
-// catches whatever a getter or conversion throws.
+// like one), otherwise String(v). It never panics and reads no property
+// itself: it runs after a containment's recover, where a panic of its own
+// would end the program (syscall/js's Get panics on a number or null), and
+// syscall/js's property reads do not catch, so a throwing getter would
+// unwind through Go's frames and leave the runtime unable to unwind its
+// stack later ("unexpected return pc"). The loader's describe helper does
+// the reading, and catches whatever a getter or conversion throws.
 func ThrownMessage(v js.Value) string {
 	if describeFn.Type() == js.TypeFunction {
 		if d := describeFn.Invoke(v); d.Type() == js.TypeString {

@@ -32,8 +32,8 @@ export async function ensureGoRuntime() {
 /**
  * A thrown value's message for Go's error texts (bridge.ThrownMessage): an
  * object's string `message`, else String(v), else null. It never throws: Go
- * calls it while recovering from a panic, where a second throw would end
- * the Go program.
+ * calls it after recovering a panic, to describe what JavaScript threw, and
+ * a throw here would unwind through Go's frames.
  */
 export function describeThrown(v) {
   try {
