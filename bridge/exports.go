@@ -2,7 +2,11 @@
 
 package bridge
 
-import "runtime"
+import (
+	"runtime"
+
+	"tavern-core/jsvalue"
+)
 
 var errEnc Encoder
 
@@ -31,6 +35,14 @@ func tcErr() (n int32) {
 func Write(u []uint16) int32 {
 	copy(Reserve(len(u)), u)
 	return int32(len(u))
+}
+
+// WriteString encodes WTF-8 s into the buffer at unit at (units before it
+// are kept) and returns how many units it took: no units are made per
+// string on the way. A string never has more units than bytes, so the
+// room reserved is enough and the append never moves.
+func WriteString(at int, s string) int32 {
+	return int32(len(jsvalue.AppendUnits(Reserve(at + len(s))[:at], s)) - at)
 }
 
 // tc_panic exists so tests can prove panic containment end to end.

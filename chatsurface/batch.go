@@ -189,9 +189,11 @@ func (b *Batch) f64(f float64) {
 
 //go:noinline
 func (b *Batch) str(s string) {
-	u := jsvalue.FromWTF8(s)
-	b.u32(uint32(len(u)))
-	b.cmd = append(b.cmd, u...)
+	// Encoded in place, its length filled in after: no units made per string.
+	at := len(b.cmd)
+	b.cmd = jsvalue.AppendUnits(append(b.cmd, 0, 0), s)
+	n := uint32(len(b.cmd) - at - 2)
+	b.cmd[at], b.cmd[at+1] = uint16(n), uint16(n>>16)
 }
 
 //go:noinline

@@ -54,23 +54,27 @@ func owned(b []byte) string {
 }
 
 // FromWTF8 converts WTF-8 back to code units.
-func FromWTF8(s string) []uint16 {
-	out := make([]uint16, 0, len(s))
+func FromWTF8(s string) []uint16 { return AppendUnits(make([]uint16, 0, len(s)), s) }
+
+// AppendUnits appends the code units of WTF-8 s to dst: encoding into a
+// buffer that is already there (the DOM batch, the shared text buffer)
+// costs no allocation per string.
+func AppendUnits(dst []uint16, s string) []uint16 {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < 0x80 {
-			out = append(out, uint16(c))
+			dst = append(dst, uint16(c))
 			i++
 			continue
 		}
 		if c == 0xED && i+2 < len(s) && s[i+1] >= 0xA0 { // an encoded lone surrogate
-			out = append(out, uint16(c&0x0F)<<12|uint16(s[i+1]&0x3F)<<6|uint16(s[i+2]&0x3F))
+			dst = append(dst, uint16(c&0x0F)<<12|uint16(s[i+1]&0x3F)<<6|uint16(s[i+2]&0x3F))
 			i += 3
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		out = utf16.AppendRune(out, r)
+		dst = utf16.AppendRune(dst, r)
 		i += n
 	}
-	return out
+	return dst
 }

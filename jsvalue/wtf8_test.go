@@ -1,6 +1,9 @@
 package jsvalue
 
-import "testing"
+import (
+	"testing"
+	"unicode/utf8"
+)
 
 // Every sequence of code units survives WTF8 → FromWTF8, lone and paired
 // surrogates in every position included.
@@ -32,3 +35,33 @@ func FuzzWTF8(f *testing.F) {
 		}
 	})
 }
+
+// AppendUnits appends what FromWTF8 makes, never more units than s has
+// bytes (WriteString reserves that much), on any string, WTF-8 or not (a Go
+// string from anywhere may reach the DOM batch).
+func TestAppendUnits(t *testing.T) {
+	for _, s := range []string{"", "plain", "ä€😀", "\xed\xa0\x80", "a\xed\xa0", "\xff\xfe", "\xf0\x9f", "x\xed\xbf\xbfy", "\xf4\x90\x80\x80"} {
+		checkUnits(t, s)
+	}
+}
+
+func FuzzAppendUnits(f *testing.F) {
+	f.Add("a\xed\xa0\x80b😀")
+	f.Fuzz(checkUnits)
+}
+
+func checkUnits(t *testing.T, s string) {
+	want := FromWTF8(s)
+	if len(want) > len(s) {
+		t.Fatalf("%q: %d units from %d bytes", s, len(want), len(s))
+	}
+	if got := AppendUnits([]uint16{7}, s); !Equal(got[1:], want) || got[0] != 7 {
+		t.Fatalf("AppendUnits(%q) = %x, want 7 then %x", s, got, want)
+	}
+	if got := WTF8(want); utf8Valid(s) && got != s {
+		t.Fatalf("%q → %x → %q", s, want, got)
+	}
+}
+
+// utf8Valid: well-formed UTF-8 round-trips through the units unchanged.
+func utf8Valid(s string) bool { return utf8.ValidString(s) }

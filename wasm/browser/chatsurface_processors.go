@@ -90,7 +90,7 @@ func (e *surfaceEdge) finish(a bridge.Args) any {
 // settled at the start of the next.
 func (e *surfaceEdge) flushInline() {
 	e.inlineSet = false
-	e.call("settleBase", int(e.inlineToken), false, bridge.Write(units(e.inlineHTML)))
+	e.call("settleBase", int(e.inlineToken), false, bridge.WriteString(0, e.inlineHTML))
 }
 
 // takeInline returns 0, or 2 + n when the call left a settlement: its token
@@ -100,11 +100,10 @@ func (e *surfaceEdge) takeInline() int32 {
 		return 0
 	}
 	e.inlineSet = false
-	u := units(e.inlineHTML)
-	out := bridge.Reserve(2 + len(u))
+	n := bridge.WriteString(2, e.inlineHTML)
+	out := bridge.Buf()
 	out[0], out[1] = uint16(uint32(e.inlineToken)), uint16(uint32(e.inlineToken)>>16)
-	copy(out[2:], u)
-	return 2 + int32(len(u))
+	return 2 + n
 }
 
 // cs_render_base is renderBase() of processor call token on host (C115):
@@ -218,7 +217,7 @@ func (c *surfaceCallbacks) SettleBase(token chatsurface.Token, html string, err 
 		c.e.call("settleBase", int(token), true, c.e.jsError(err))
 		return
 	}
-	c.e.call("settleBase", int(token), false, bridge.Write(units(html))) // the facade reads the units
+	c.e.call("settleBase", int(token), false, bridge.WriteString(0, html)) // the facade reads the units
 }
 
 func (c *surfaceCallbacks) AbortRequest(s chatsurface.Signal) { c.e.call("abortRequest", int(s)) }

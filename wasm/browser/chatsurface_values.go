@@ -27,8 +27,6 @@ func (e *surfaceEdge) toStr(v js.Value) (s string, ok bool) {
 
 func (e *surfaceEdge) str(v js.Value) string { return bridge.WTF8(v) }
 
-func units(s string) []uint16 { return jsvalue.FromWTF8(s) }
-
 // value describes v for the core; withStr also fills Str with String(v)
 // (a throwing conversion is reported as thrown).
 func (e *surfaceEdge) value(v js.Value, withStr bool) (chatsurface.Value, *chatsurface.JSValue) {
@@ -121,12 +119,12 @@ func (e *surfaceEdge) jsError(err error) js.Value {
 		if x.Cause != nil {
 			cause = e.jsError(x.Cause)
 		}
-		n := bridge.Write(units(x.Message))
+		n := bridge.WriteString(0, x.Message)
 		v := e.call("makeError", int(x.Class), bridge.Addr(), n, x.Cause != nil, cause)
 		e.memo[x] = v
 		return v
 	}
-	n := bridge.Write(units("tavern-core internal error: " + err.Error()))
+	n := bridge.WriteString(0, "tavern-core internal error: "+err.Error())
 	return e.call("makeError", int(apierr.PlainError), bridge.Addr(), n, false, js.Undefined())
 }
 
