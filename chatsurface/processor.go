@@ -712,7 +712,9 @@ func (h *Host) RefreshApply(w Wait) {
 			if h.transient[r.msg] || skip[i] {
 				continue
 			}
-			if _, err := h.UpdateContent(Num(float64(r.mesid)), false); err != nil {
+			// The number alone: UpdateContent reads no text of it (Num would
+			// format it, once per mounted message).
+			if _, err := h.UpdateContent(Value{Kind: jsvalue.Number, Num: float64(r.mesid)}, false); err != nil {
 				h.waiterDone(wt, err)
 				return
 			}
