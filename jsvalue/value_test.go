@@ -1,7 +1,10 @@
 package jsvalue
 
 import (
+	"encoding/json"
 	"math"
+	"os"
+	"strconv"
 	"testing"
 )
 
@@ -11,10 +14,39 @@ func TestNumberStringMatchesJS(t *testing.T) {
 		1.5: "1.5", -1: "-1", 123456789012: "123456789012", 2147483648: "2147483648",
 		math.NaN(): "NaN", math.Inf(1): "Infinity", math.Inf(-1): "-Infinity", math.Copysign(0, -1): "0",
 		1.2345e-10: "1.2345e-10", 5e300: "5e+300", 0.1: "0.1", 16.5: "16.5", 1.7976931348623157e308: "1.7976931348623157e+308",
+		// The integer path's edges: 2^53 and past it, negatives, 10^21 − ε.
+		9007199254740992: "9007199254740992", 9007199254740994: "9007199254740994", -9007199254740992: "-9007199254740992",
+		-42: "-42", 7: "7", 999999999999999900000: "999999999999999900000", 1e19: "10000000000000000000",
 	}
 	for f, want := range cases {
 		if got := NumberString(f); got != want {
 			t.Errorf("NumberString(%v) = %q, want %q", f, got, want)
+		}
+	}
+}
+
+// NumberString agrees with V8's Number.prototype.toString on 500 doubles of
+// every magnitude (testdata/jsvalue/number-tostring.gen.js made the file).
+func TestNumberStringMatchesV8(t *testing.T) {
+	b, err := os.ReadFile("../testdata/jsvalue/number-tostring.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows [][2]string
+	if err := json.Unmarshal(b, &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) < 500 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	for _, r := range rows {
+		bits, err := strconv.ParseUint(r[0], 16, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := math.Float64frombits(bits)
+		if got := NumberString(f); got != r[1] {
+			t.Errorf("NumberString(%v) = %q, V8 says %q", f, got, r[1])
 		}
 	}
 }
