@@ -15,7 +15,7 @@ import './editor-ops-api.js';
 import './takeover-host-api.js';
 import { kindOf } from './codec.js';
 import * as DOM from './chat-surface-dom.js';
-import { SURFACE_EVENT as EVENT, SURFACE_OP as OP, SURFACE_START as START, CLASS, SURFACE_LIMIT, RESULT, RESULT_LAYOUT } from './protocol.js';
+import { SURFACE_EVENT as EVENT, SURFACE_OP as OP, SURFACE_START as START, CLASS, SURFACE_LIMIT, RESULT, RESULT_LAYOUT, VERSION_READ as VERSION } from './protocol.js';
 
 const core = await sharedCore();
 const fx = core.surface; // the effects object Go filled with its entry points
@@ -254,17 +254,20 @@ fx.version = (h, id, mesid, req) => {
   try {
     const m = req ? requests.get(req) : messageOf(hosts.get(h), id, mesid);
     return core.writeStr(versionOf(m));
-  } catch (e) { recordThrow(e); return -1; }
+  } catch (e) { recordThrow(e); return VERSION.THREW; }
 };
 // C125's "same object at mesid" (messageAt) and, when it holds, the
-// request's version, in one crossing: -2 when it does not hold (a throw of
-// getMessages included, as Go's current() treats it).
-fx.currentVersion = (h, id, mesid, req) => {
+// request's version, in one crossing: VERSION_READ.NOT_THERE when it does
+// not hold (a throw of getMessages included, as Go's current() treats it).
+const thereNow = (h, id, mesid) => {
   try {
     const m = hosts.get(h).getMessages.call(undefined)[mesid];
-    if (!isObject(m) || idOf(m) !== id) return -2;
-  } catch { return -2; }
-  try { return core.writeStr(versionOf(requests.get(req))); } catch (e) { recordThrow(e); return -1; }
+    return isObject(m) && idOf(m) === id;
+  } catch { return false; }
+};
+fx.currentVersion = (h, id, mesid, req) => {
+  if (!thereNow(h, id, mesid)) return VERSION.NOT_THERE;
+  try { return core.writeStr(versionOf(requests.get(req))); } catch (e) { recordThrow(e); return VERSION.THREW; }
 };
 // A processor request: its AbortController, holding its message object for
 // the processors (C116) until Go releases the signal.
@@ -282,7 +285,7 @@ fx.newRequest = (h, id, mesid) => {
 fx.versionedRequest = (h, id, mesid) => {
   let m;
   let v;
-  try { m = messageOf(hosts.get(h), id, mesid); v = versionOf(m); } catch (e) { recordThrow(e); return -1; }
+  try { m = messageOf(hosts.get(h), id, mesid); v = versionOf(m); } catch (e) { recordThrow(e); return VERSION.THREW; }
   const sig = fx.newSignal();
   requests.set(sig, m);
   const n = v.length;
@@ -320,9 +323,21 @@ fx.callProcessor = (h, token, prepare, msg, mesid, sig) => {
   Promise.resolve(r).then(
     (v) => {
       bases.delete(token);
-      const s = typeof v === 'string';
-      const st = core.ex.cs_processor_done(h, token, kindOf(v), s ? core.writeStr(v) : 0);
-      if (st > 1) settleInline(st); else processed(st);
+      if (typeof v !== 'string') { done(core.ex.cs_processor_done(h, token, kindOf(v), 0, VERSION.UNREAD)); return; }
+      // C119's read (currentVersion) goes with a result for a live request:
+      // the HTML's units, then the version's. Go takes it first thing, with
+      // no JS run since. A throw is left for Go's own read to record.
+      let cur = VERSION.UNREAD;
+      let ver = '';
+      if (signalOf(sig)?.aborted === false) {
+        if (!thereNow(h, msg, mesid)) cur = VERSION.NOT_THERE;
+        else try { ver = versionOf(requests.get(sig)); cur = ver.length; } catch { /* Go reads again */ }
+      }
+      const n = v.length;
+      const u = core.view(n + Math.max(cur, 0));
+      for (let i = 0; i < n; i++) u[i] = v.charCodeAt(i);
+      for (let i = 0; i < cur; i++) u[n + i] = ver.charCodeAt(i);
+      done(core.ex.cs_processor_done(h, token, kindOf(v), n, cur));
     },
     (e) => { bases.delete(token); recordThrow(e); processed(core.ex.cs_processor_failed(h, token)); },
   );
@@ -348,6 +363,7 @@ function settleInline(m) {
 // A contained panic in a processor's call into Go has faulted the host;
 // there is no caller to throw to, so its record is dropped.
 const processed = (st) => { if (st !== 0) core.ex.tc_err(); };
+const done = (st) => { if (st > 1) settleInline(st); else processed(st); };
 // Promises Go settles by wait id: open()/render(), finishContent, refresh().
 const waits = new Map();
 let nextWait = 0;

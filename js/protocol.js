@@ -92,6 +92,13 @@ export const SURFACE_START = Object.freeze({
   HOOK: 6,
 });
 
+// C119's version read, when not a length (protocol/surface.go)
+export const VERSION_READ = Object.freeze({
+  THREW: -1,
+  NOT_THERE: -2,
+  UNREAD: -3,
+});
+
 // bounds the facade applies before Go sizes anything (chatsurface)
 export const SURFACE_LIMIT = Object.freeze({
   MAX_MESSAGES: 4194304,

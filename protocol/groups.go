@@ -47,6 +47,9 @@ func Groups() []Group {
 			{"DEFAULTS", StartDefaults}, {"VALIDATE", StartValidate}, {"REQUIRED", StartRequired},
 			{"HOOK_ERROR", StartHookError}, {"GATE", StartGate}, {"DONE", StartDone}, {"HOOK", StartHook},
 		}, false, nil},
+		{"VERSION_READ", "C119's version read, when not a length (protocol/surface.go)", []Entry{
+			{"THREW", VersionThrew}, {"NOT_THERE", VersionNotThere}, {"UNREAD", VersionUnread},
+		}, false, nil},
 		{"SURFACE_LIMIT", "bounds the facade applies before Go sizes anything (chatsurface)", []Entry{
 			{"MAX_MESSAGES", chatsurface.MaxMessages},
 		}, false, nil},

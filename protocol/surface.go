@@ -38,6 +38,15 @@ const (
 	StartHook             // hooks.chatSurface, hooks.activate → the hook key to call (chatsurface.StartupHook)
 )
 
+// What the facade answers for C119's read of a message's version
+// (currentVersion, and the read that goes with cs_processor_done), other than
+// the version's length in units.
+const (
+	VersionThrew    = -1 // versionOf threw; the facade recorded the throw
+	VersionNotThere = -2 // another object (or none) is at the mesid, or getMessages threw
+	VersionUnread   = -3 // cs_processor_done: not read here (Go asks itself)
+)
+
 // A classified callback result (C5) crosses as kind | ref<<ResultRefShift;
 // a negative result means the call threw.
 const ResultRefShift = 3

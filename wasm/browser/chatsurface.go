@@ -58,9 +58,12 @@ type surfaceEdge struct {
 	inlineSet   bool
 	inlineToken chatsurface.Token
 	inlineHTML  string
-	memo        map[*chatsurface.Error]js.Value
-	thrown      []chatsurface.Ref
-	depth       int
+	// read is C119's version read that came with the running
+	// cs_processor_done (CurrentVersion takes it).
+	read   versionRead
+	memo   map[*chatsurface.Error]js.Value
+	thrown []chatsurface.Ref
+	depth  int
 
 	// reqs holds the validated requirements of each running
 	// startChatSurfaceExtensions call (C133–C137), by call id.

@@ -8,6 +8,7 @@ import (
 	"tavern-core/bridge"
 	"tavern-core/chatsurface"
 	"tavern-core/jsvalue"
+	"tavern-core/protocol"
 )
 
 // Content processors (C113–C131): registration, refresh, finishContent,
@@ -126,11 +127,13 @@ func csRenderBase(host, token int32) (st int32) {
 }
 
 // cs_processor_done delivers prepare's fulfilment value for call token: its
-// kind (protocol KIND) and, for a string, its n units in the buffer. It
-// returns 0, or a settlement as takeInline describes.
+// kind (protocol KIND) and, for a string, its n units in the buffer, then
+// C119's read of the message's version that goes with it (cur: its length,
+// or protocol.VersionNotThere or VersionUnread). It returns 0, or a
+// settlement as takeInline describes.
 //
 //go:wasmexport cs_processor_done
-func csProcessorDone(host, token, kind, n int32) (st int32) {
+func csProcessorDone(host, token, kind, n, cur int32) (st int32) {
 	defer bridge.Contain(&st)
 	e := surface
 	if e.inlineSet { // left by a contained panic
@@ -138,9 +141,17 @@ func csProcessorDone(host, token, kind, n int32) (st int32) {
 	}
 	v := chatsurface.Value{Kind: jsvalue.Object}
 	if jsvalue.Kind(kind) == jsvalue.String {
-		v = chatsurface.Str(jsvalue.WTF8(bridge.Buf()[:n]))
+		u := bridge.Buf()
+		v = chatsurface.Str(jsvalue.WTF8(u[:n]))
+		if cur >= 0 || cur == protocol.VersionNotThere {
+			e.read = versionRead{set: true, there: cur >= 0}
+			if cur >= 0 {
+				e.read.ver = jsvalue.WTF8(u[n : n+cur])
+			}
+		}
 	}
 	e.event(int(host), func(s *surfaceHost) { s.h.ProcessorDone(chatsurface.Token(token), v) })
+	e.read = versionRead{}
 	return e.takeInline()
 }
 
@@ -177,11 +188,16 @@ func (c *surfaceCallbacks) version(n int) (string, *chatsurface.JSValue) {
 	return jsvalue.WTF8(bridge.Buf()[:n]), nil
 }
 
-// CurrentVersion: -2 when another object (or none) is at mesid, else as
-// Version.
+// CurrentVersion: VersionNotThere when another object (or none) is at
+// mesid, else as Version. The read that came with the running
+// cs_processor_done answers, when there is one: no JS has run since.
 func (c *surfaceCallbacks) CurrentVersion(msg chatsurface.MessageID, mesid int, req chatsurface.Signal) (bool, string, *chatsurface.JSValue) {
+	if r := c.e.read; r.set {
+		c.e.read = versionRead{}
+		return r.there, r.ver, nil
+	}
 	n := c.e.call("currentVersion", c.host, int(msg), mesid, int(req)).Int()
-	if n == -2 {
+	if n == protocol.VersionNotThere {
 		return false, "", nil
 	}
 	v, thrown := c.version(n)

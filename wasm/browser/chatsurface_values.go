@@ -133,3 +133,10 @@ func (e *surfaceEdge) fail(err error) js.Value {
 	e.call("fail", e.jsError(err))
 	return e.failMark
 }
+
+// versionRead is a C119 read made by the facade ahead of Go's ask.
+type versionRead struct {
+	set   bool
+	there bool   // the request's object is still at its mesid
+	ver   string // then its version
+}
