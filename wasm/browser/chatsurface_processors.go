@@ -139,6 +139,7 @@ func csProcessorDone(host, token, kind, n, cur int32) (st int32) {
 	if e.inlineSet { // left by a contained panic
 		e.flushInline()
 	}
+	e.read = versionRead{} // one a contained panic left is not this call's
 	v := chatsurface.Value{Kind: jsvalue.Object}
 	if jsvalue.Kind(kind) == jsvalue.String {
 		u := bridge.Buf()
