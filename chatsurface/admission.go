@@ -12,6 +12,7 @@ const DefaultRuntimeLimit = 8
 // Candidate is one successful claim of prepared content (C59): a claimed
 // source plus its activate function. It is a runtime while active.
 type Candidate struct {
+	_           noCompare
 	Participant *Participant
 	Mesid       int // fixed: a mesid shift is always a cold remount (C28)
 	Source      Node
@@ -294,6 +295,7 @@ type RuntimeSnapshot struct {
 
 // CandidateInfo is one entry of RuntimeSnapshot.Candidates.
 type CandidateInfo struct {
+	_             noCompare
 	ParticipantID string
 	Mesid         int
 	State         string // "active" or "pending"
@@ -311,7 +313,7 @@ func (a *Admission) Snapshot() RuntimeSnapshot {
 		if c.active {
 			st = "active"
 		}
-		s.Candidates = append(s.Candidates, CandidateInfo{c.Participant.ID, c.Mesid, st})
+		s.Candidates = append(s.Candidates, CandidateInfo{ParticipantID: c.Participant.ID, Mesid: c.Mesid, State: st})
 	}
 	return s
 }

@@ -153,6 +153,7 @@ type result struct {
 
 // Child is one element child of a DomReadChildren result.
 type Child struct {
+	_     noCompare
 	Node  Node   // Unregistered when the adapter has no id for it
 	Flags uint16 // NodeMes, NodeStylePins
 	// Mesid is the mesid attribute of a .mes child as the number it spells

@@ -74,6 +74,7 @@ type Rect struct{ Top, Bottom float64 }
 // for the checks of C40; HTML is the content's innerHTML when the core asked
 // for it (processors, C122).
 type Materialized struct {
+	_                            noCompare
 	Root, Content, ContentParent Node
 	Mes                          bool // Root matches .mes
 	Parentless                   bool // Root has no parent node

@@ -29,6 +29,7 @@ const (
 // thrown *JSValue) that the edge turns into JS objects by identity, and its
 // text is WTF-8 like the core's Values.
 type Error struct {
+	_       noCompare
 	Class   apierr.Class // PlainError, TypeError or RangeError
 	Code    string
 	Message string // WTF-8: echoed JS text round-trips exactly

@@ -105,7 +105,7 @@ func newHost(p *Page, env Env, rmax int) *Host {
 		proc:      processorState{cache: map[MessageID]*request{}, tokens: map[Token]*layer{}}}
 	h.doc = newDoc(env.DOM, func(thrown *JSValue) { h.schedFailed(thrown) })
 	h.js = newSyncJS(h.doc, env.JS)
-	h.sched = syncSched{h.doc, env.Sched}
+	h.sched = syncSched{doc: h.doc, s: env.Sched}
 	h.adm = newAdmission(hostAdmission{h}, p.managed, rmax)
 	h.b = newBounded(h, h.doc, h.root)
 	h.reg.notify = func(e *Error) {

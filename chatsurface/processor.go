@@ -22,6 +22,7 @@ import "tavern-core/jsvalue"
 
 // Processor is a registered content processor: its untrimmed id and prepare.
 type Processor struct {
+	_       noCompare
 	ID      string
 	Prepare Ref
 }
@@ -131,6 +132,7 @@ type layer struct {
 // waiter is one Promise waiting for requests (C129–C131): n counts the
 // requests still outstanding plus one guard while it is being set up.
 type waiter struct {
+	_     noCompare
 	w     Wait
 	n     int
 	emit  bool

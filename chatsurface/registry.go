@@ -20,6 +20,7 @@ type Definition interface {
 // Participant is a registered participant: trimmed id and the hook functions
 // read during validation (C19). A zero Ref means the hook is absent.
 type Participant struct {
+	_                                   noCompare
 	ID                                  string
 	PrepareContent, DidMount, DidCommit Ref
 	index                               int

@@ -4,13 +4,16 @@ package chatsurface
 // the extensions and awaits their hooks; every decision and message is here.
 
 // Requirement is one capability requirement (C137, C138).
-type Requirement struct{ ExtensionName, ParticipantID string }
+type Requirement struct {
+	_                            noCompare
+	ExtensionName, ParticipantID string
+}
 
 // DefaultRequirements is CHAT_SURFACE_RENDERER_CAPABILITIES, in order (C138).
 func DefaultRequirements() []Requirement {
 	return []Requirement{
-		{"JS-Slash-Runner", "js-slash-runner/message-runtime"},
-		{"LittleWhiteBox", "littlewhitebox/message-runtime"},
+		{ExtensionName: "JS-Slash-Runner", ParticipantID: "js-slash-runner/message-runtime"},
+		{ExtensionName: "LittleWhiteBox", ParticipantID: "littlewhitebox/message-runtime"},
 	}
 }
 

@@ -9,8 +9,8 @@ import (
 // C138: the default table, in order.
 func TestC138_DefaultRequirements(t *testing.T) {
 	got := DefaultRequirements()
-	if len(got) != 2 || got[0] != (Requirement{"JS-Slash-Runner", "js-slash-runner/message-runtime"}) ||
-		got[1] != (Requirement{"LittleWhiteBox", "littlewhitebox/message-runtime"}) {
+	if len(got) != 2 || got[0].ExtensionName != "JS-Slash-Runner" || got[0].ParticipantID != "js-slash-runner/message-runtime" ||
+		got[1].ExtensionName != "LittleWhiteBox" || got[1].ParticipantID != "littlewhitebox/message-runtime" {
 		t.Fatalf("%+v", got)
 	}
 }

@@ -5,6 +5,7 @@ package chatsurface
 // and the host's scheduler always see the DOM the core has decided (a batch
 // of node-id releases only waits for the next one: Doc.syncForJS).
 type syncJS struct {
+	_   noCompare
 	doc *Doc
 	js  Callbacks
 	pc  ProcessorCallbacks // nil when the bridge runs no processors
@@ -88,6 +89,7 @@ func (s *syncJS) Settle(w Wait, emit bool, err error) {
 
 // syncSched does the same for the host's scheduler functions.
 type syncSched struct {
+	_   noCompare
 	doc *Doc
 	s   Scheduler
 }

@@ -18,6 +18,7 @@ const Version = "0.1.0"
 
 // Attachment is one attachment of a user row's live revision (S32).
 type Attachment struct {
+	_                         noCompare
 	ID, Kind, Name, MediaType string
 }
 
@@ -42,6 +43,7 @@ type UserRow struct {
 
 // AssistantRow is the overlay of one assistant row (S34).
 type AssistantRow struct {
+	_           noCompare
 	Seq         int
 	ID          string
 	Regenerable bool
@@ -105,6 +107,7 @@ func items(v *Value) []*Value {
 
 // Result is one route answer, read through the envelope (S84).
 type Result struct {
+	_             noCompare
 	OK            bool
 	Value         *Value
 	Code, Message string

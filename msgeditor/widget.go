@@ -23,6 +23,7 @@ import (
 // query; Body is empty for GET. Every request carries VersionHeader:
 // Version, and POSTs Content-Type: application/json.
 type Request struct {
+	_      noCompare
 	ID     int
 	Method string
 	Path   string
@@ -39,6 +40,7 @@ const (
 )
 
 type pending struct {
+	_       noCompare
 	op      op
 	seq     int
 	token   int // the facade's promise, 0 for UI actions
@@ -49,6 +51,7 @@ type pending struct {
 // Settled is the outcome of a programmatic call (Call) for the facade's
 // promise.
 type Settled struct {
+	_      noCompare
 	Token  int
 	Result Result
 	Body   string // the answer as received, for the facade's promise
@@ -92,7 +95,7 @@ type Widget struct {
 	// answer that was not such a failure.
 	stateRetry    int
 	stateFailures int
-	settled    []Settled
+	settled       []Settled
 }
 
 // New returns a widget for one session; call Refresh to load its state.
@@ -354,7 +357,7 @@ func (w *Widget) Response(id, status int, body string) []Request {
 		return w.stateAnswer(res)
 	}
 	if p.token != 0 {
-		w.settled = append(w.settled, Settled{p.token, res, body})
+		w.settled = append(w.settled, Settled{Token: p.token, Result: res, Body: body})
 	}
 	r := w.row(p.seq)
 	r.busy = false
@@ -468,6 +471,7 @@ const (
 
 // Chip is one attachment chip.
 type Chip struct {
+	_         noCompare
 	ID, Label string
 	Marked    bool
 }

@@ -136,6 +136,7 @@ func (e *surfaceEdge) fail(err error) js.Value {
 
 // versionRead is a C119 read made by the facade ahead of Go's ask.
 type versionRead struct {
+	_     noCompare
 	set   bool
 	there bool   // the request's object is still at its mesid
 	ver   string // then its version

@@ -69,12 +69,14 @@ func catchUp(h *takeover.Handle, lagFrom, ver float64, lag int) {
 // the facade's count of reasoning writes, so any other write makes it
 // stale and the next op lays the text out afresh.
 type keptBuffer struct {
+	_ noCompare // never compared: editops.Buffer values are not
 	jsBuffer
 	h   *takeover.Handle
 	ver float64
 }
 
 type keptSections struct {
+	_   noCompare
 	ver float64
 	s   *editops.Sections
 }
@@ -105,7 +107,7 @@ func (b keptBuffer) Keep(s *editops.Sections, written bool) {
 		k.ver, k.s = ver, s
 		return
 	}
-	b.h.OpsState = &keptSections{ver, s}
+	b.h.OpsState = &keptSections{ver: ver, s: s}
 }
 
 func (b jsBuffer) Len() int { return b.n }
@@ -151,7 +153,7 @@ func eoOp(op, n int32) (st int32) {
 	reasoning := editops.Buffer(buf)
 	if h := kernel.Get(ref); kind == editops.CoreHandle && h != nil {
 		catchUp(h, lagFrom, ver, lag)
-		reasoning = keptBuffer{buf, h, ver}
+		reasoning = keptBuffer{jsBuffer: buf, h: h, ver: ver}
 	}
 	var edit editops.Edit
 	var err *apierr.Error
@@ -292,7 +294,7 @@ func eoSectionAppend(id int32, ver float64, n int32) (st int32) {
 	if s != nil && len(delta.Str) > protocol.MaxSectionSplit {
 		s = nil // the answer could not carry the split
 	}
-	b := keptBuffer{jsBuffer{}, h, ver}
+	b := keptBuffer{h: h, ver: ver}
 	if s != nil {
 		b.n = s.Len()
 	}
