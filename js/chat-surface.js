@@ -333,10 +333,11 @@ fx.callProcessor = (h, token, prepare, msg, mesid, sig) => {
         if (!thereNow(h, msg, mesid)) cur = VERSION.NOT_THERE;
         else try { ver = versionOf(requests.get(sig)); cur = ver.length; } catch { /* Go reads again */ }
       }
-      const n = v.length;
-      const u = core.view(n + Math.max(cur, 0));
-      for (let i = 0; i < n; i++) u[i] = v.charCodeAt(i);
-      for (let i = 0; i < cur; i++) u[n + i] = ver.charCodeAt(i);
+      const n = core.writeStr(v);
+      if (cur > 0) { // after the HTML (growing the buffer keeps it)
+        const u = core.view(n + cur);
+        for (let i = 0; i < cur; i++) u[n + i] = ver.charCodeAt(i);
+      }
       done(core.ex.cs_processor_done(h, token, kindOf(v), n, cur));
     },
     (e) => { bases.delete(token); recordThrow(e); processed(core.ex.cs_processor_failed(h, token)); },

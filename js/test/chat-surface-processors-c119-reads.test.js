@@ -21,6 +21,9 @@ api.registerContentProcessor({
     if (m.act === 'trap') Object.defineProperty(m, 'mes', { get() { throw boom; } });
     if (m.act === 'replace') chat[ctx.mesid] = { mes: 'replaced' };
     if (m.act === 'getMessages') throwing = true;
+    // Exactly 2^22 units: the shared buffer holds the HTML exactly, so the
+    // version read after it grows the buffer.
+    if (m.act === 'big') return html + 'x'.repeat(2 ** 22 - html.length);
     return `${html}!`;
   },
 });
@@ -79,6 +82,17 @@ test('C115/C119: the base and the version cross exactly, lone surrogates and pai
   assert.equal(seen[0], `<p>${mes}</p>`, 'renderBase gave the base exactly');
   assert.equal(x.text().innerHTML, `<p>${mes}</p>!`);
   assert.deepEqual(x.faults, [], 'the same version read back is not a C119 change');
+  x.host.dispose();
+  x.root.remove();
+});
+
+test('C119: a result that fills the shared buffer exactly keeps its HTML when the version read after it grows the buffer', async () => {
+  const x = open([{ mes: 'b\u00e9', act: 'big' }]);
+  await x.host.finishContent(0);
+  assert.deepEqual(x.faults, [], 'the version arrived intact: no C119 change');
+  const html = x.text().innerHTML;
+  assert.equal(html.length, 2 ** 22);
+  assert.ok(html.startsWith('<p>b\u00e9</p>xxx') && html.endsWith('xxx'));
   x.host.dispose();
   x.root.remove();
 });
