@@ -70,12 +70,17 @@ try {
   const m = (k, f) => median(results[k].map(f));
   const ms = (x) => `${x.toFixed(2).padStart(7)} ms`;
   const row = (name, a, b) => console.log(`${name.padEnd(58)} core ${ms(a)}${b === undefined ? '' : `   plain ${ms(b)}   ratio ${(a / b).toFixed(2)}`}`);
-  console.log(`chromium: 10,000 messages, ${FRAMES} frames at ~9 new messages per frame (~${m('core', (r) => r.sweep.delta)} px), median of ${RUNS} runs`);
-  row('chromium: sweep, script per frame (median)', m('core', (r) => r.sweep.median), m('plain', (r) => r.sweep.median));
-  row('chromium: sweep, script per frame (p95)', m('core', (r) => r.sweep.p95), m('plain', (r) => r.sweep.p95));
-  row('chromium: sweep with iframe participant, per frame (median)', m('core+iframes', (r) => r.sweep.median));
-  row('chromium: sweep with iframe participant, per frame (p95)', m('core+iframes', (r) => r.sweep.p95));
-  console.log(`${'chromium: frames over 50 ms per sweep (core / +iframes / plain)'.padEnd(58)} ${m('core', (r) => r.sweep.longFrames)} / ${m('core+iframes', (r) => r.sweep.longFrames)} / ${m('plain', (r) => r.sweep.longFrames)} of ${FRAMES}`);
+  const f1 = (x) => x.toFixed(1);
+  console.log(`chromium: 10,000 messages, ${FRAMES} frames scrolled by ~9 average message heights (~${m('core', (r) => r.sweep.delta)} px), median of ${RUNS} runs`);
+  for (const [pass, label] of [['measured', 'sweep over measured messages'], ['first', 'first sweep (estimates)']]) {
+    const mpf = (k) => f1(m(k, (r) => r.sweep[pass].mountsPerFrame));
+    console.log(`chromium: ${label}: messages mounted per frame  core ${mpf('core')}  +iframes ${mpf('core+iframes')}  plain ${mpf('plain')}`);
+    row(`chromium: ${label}, script per frame (median)`, m('core', (r) => r.sweep[pass].median), m('plain', (r) => r.sweep[pass].median));
+    row(`chromium: ${label}, script per frame (p95)`, m('core', (r) => r.sweep[pass].p95), m('plain', (r) => r.sweep[pass].p95));
+    row(`chromium: ${label}, iframe participant (median)`, m('core+iframes', (r) => r.sweep[pass].median));
+    row(`chromium: ${label}, iframe participant (p95)`, m('core+iframes', (r) => r.sweep[pass].p95));
+    console.log(`${`chromium: ${label}, frames over 50 ms (core/+iframes/plain)`.padEnd(58)} ${m('core', (r) => r.sweep[pass].longFrames)} / ${m('core+iframes', (r) => r.sweep[pass].longFrames)} / ${m('plain', (r) => r.sweep[pass].longFrames)} of ${FRAMES}`);
+  }
   row('chromium: jumpToMessage (median)', m('core', (r) => r.jumps.median));
   row('chromium: jumpToMessage with iframe participant (median)', m('core+iframes', (r) => r.jumps.median));
   row('chromium: load to first painted message, cold', m('core', (r) => r.firstPaint), m('plain', (r) => r.firstPaint));

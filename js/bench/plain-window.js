@@ -3,8 +3,9 @@
 // messages, overscan 2, spacers, measured sizes by message object with a
 // 200 px estimate, Fenwick prefix sums, following the tail, one geometry
 // commit per frame, and (C85) another commit at the next frame when a
-// mounted root measures differently from the size its commit used — so both
-// sides mount the same roots in the same frames. Mounted roots get C31's
+// mounted root measures differently from the size its commit used, and
+// C86's anchor kept while sizes change — so both sides mount the same roots
+// in the same frames. Mounted roots get C31's
 // attributes (mesid, last_mes, the #n of .mesIDDisplay), so both sides lay
 // out the same content. No participants, leases or
 // admission: it is what a page would write by hand, so the ratio shows what
@@ -117,8 +118,12 @@ export function createPlainWindow({ root, getMessages, materialize, requestAnima
     frame = 0;
     const H = root.clientHeight;
     const S = following ? Math.max(0, total() - H) : root.scrollTop;
+    // C86's anchor: the message at S keeps its offset from S while the
+    // messages just measured change the sizes above it.
+    const a = fw.find(S);
+    const offset = S - start(a);
     const changed = commit(windowAt(S, H));
-    writeS(following ? Math.max(0, total() - H) : S);
+    writeS(following ? Math.max(0, total() - H) : Math.min(Math.max(0, start(a) + offset), Math.max(0, total() - H)));
     if (changed && !frame) frame = requestAnimationFrame(geometry); // C85
   }
   root.addEventListener('scroll', () => {
