@@ -23,6 +23,9 @@ export async function ensureGoRuntime() {
       // must not become a percent-encoded path that does not exist.
       require(fileURLToPath(new URL('./wasm_exec.js', import.meta.url)));
     } else {
+      // The browser build (browser-build.js) bundles Go's script in place of
+      // this import, so a page makes no request for it on the way to its
+      // first message.
       await import(new URL('./wasm_exec.js', import.meta.url).href);
     }
   })();

@@ -126,3 +126,15 @@ test('surface page: the status line is polite and changes at most about once a s
   assert.ok(n <= Math.ceil(seconds) + 2, `${n} status changes in ${seconds.toFixed(1)} s`);
   assert.deepEqual(errors.map(String), []);
 });
+
+test('surface page: the browser build fetches the entry, the shared module and the wasm, and no wasm_exec.js (Go\'s script is bundled in)', { skip, timeout: 120000 }, async (t) => {
+  const d = await openDemo(t);
+  const asked = [];
+  d.page.on('request', (r) => asked.push(new URL(r.url()).pathname));
+  await d.page.goto(`${d.url}demo/surface.html`);
+  await d.page.waitForSelector('body[data-ready=true]');
+  const dist = asked.filter((p) => p.startsWith('/dist/')).sort();
+  assert.deepEqual(dist, ['/dist/chat-surface.js', '/dist/tavern-core.js', '/dist/tavern-core.wasm'], JSON.stringify(asked));
+  assert.equal(await d.page.evaluate(() => typeof globalThis.Go), 'function', 'the bundled script installed Go\'s runtime');
+  assert.deepEqual(d.errors.map(String), []);
+});
