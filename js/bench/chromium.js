@@ -50,7 +50,7 @@ try {
     if (errors.length) throw errors[0];
     return { firstPaint, sweep, jumps };
   };
-  const configs = [['core', 'impl=core'], ['core+iframes', 'impl=core&participant=1'], ['plain', 'impl=plain'], ['core-early', 'impl=core&early=1', true], ['core-preload', 'impl=core&preload=1', true]];
+  const configs = [['core', 'impl=core'], ['core+iframes', 'impl=core&participant=1'], ['plain', 'impl=plain'], ['core-early', 'impl=core&early=1', true], ['core-preload', 'impl=core&preload=1', true], ['core-both', 'impl=core&preload=1&early=1', true]];
   const results = Object.fromEntries(configs.map(([k]) => [k, []]));
   { // The browser's own first-page costs are not the page's: one untimed load.
     const page = await context.newPage();
@@ -89,6 +89,8 @@ try {
   row('chromium: … module requested first, warm reload', m('core-early', (r) => r.warmPaint), m('plain', (r) => r.warmPaint));
   row('chromium: … module and wasm preloaded by the page, cold', m('core-preload', (r) => r.firstPaint), m('plain', (r) => r.firstPaint));
   row('chromium: … module and wasm preloaded by the page, warm', m('core-preload', (r) => r.warmPaint), m('plain', (r) => r.warmPaint));
+  row('chromium: … preloaded and requested first, cold', m('core-both', (r) => r.firstPaint), m('plain', (r) => r.firstPaint));
+  row('chromium: … preloaded and requested first, warm', m('core-both', (r) => r.warmPaint), m('plain', (r) => r.warmPaint));
 } finally {
   await context.close();
   await new Promise((r) => server.close(r));
