@@ -1,6 +1,9 @@
 // Chat surface in headless Chromium (issue 13), run by `make bench`: a
-// 10,000-message chat swept from the end towards the top at about nine new
-// messages per frame, per-frame main-thread script time (median and p95)
+// 10,000-message chat swept from the end towards the top by about nine
+// average message heights per frame, twice over the same stretch (first
+// through estimates, then through measured messages, where about nine new
+// messages mount per frame; each side's mounts per frame are counted and
+// printed), per-frame main-thread script time (median and p95)
 // of tavern-core's host without and with an iframe-mounting participant,
 // and of the plain-JS window (bench/plain-window.js) side by side; frames
 // over 50 ms; jumpToMessage; and load to first painted message (also with
