@@ -138,3 +138,21 @@ test('surface page: the browser build fetches the entry, the shared module and t
   assert.equal(await d.page.evaluate(() => typeof globalThis.Go), 'function', 'the bundled script installed Go\'s runtime');
   assert.deepEqual(d.errors.map(String), []);
 });
+
+test('browser build: importing index.js installs nothing (no Go runtime, no wasm request) until load()', { skip, timeout: 120000 }, async (t) => {
+  const d = await openDemo(t);
+  const asked = [];
+  d.page.on('request', (r) => asked.push(new URL(r.url()).pathname));
+  await d.page.goto(`${d.url}bench/chromium/surface.html?impl=plain`); // a page without the core
+  await d.page.waitForSelector('body[data-ready=true]');
+  const before = await d.page.evaluate(async () => { await import('/dist/index.js'); return typeof globalThis.Go; });
+  assert.equal(before, 'undefined', 'the bundled wasm_exec.js ran at import');
+  assert.ok(!asked.includes('/dist/tavern-core.wasm'), JSON.stringify(asked));
+  const after = await d.page.evaluate(async () => {
+    const { load } = await import('/dist/index.js');
+    const api = await load();
+    return [typeof globalThis.Go, typeof api.createMessageEditorHandle];
+  });
+  assert.deepEqual(after, ['function', 'function']);
+  assert.deepEqual(d.errors.map(String), []);
+});
