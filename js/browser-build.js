@@ -68,7 +68,7 @@ export async function buildBrowser(out) {
     write: true,
     plugins: [bundleGoScript],
   });
-  for (const w of result.warnings) throw new Error(`browser build: ${w.text}`);
+  if (result.warnings.length) throw new Error(`browser build: ${result.warnings[0].text}`);
   const written = Object.keys(result.metafile.outputs).map((p) => basename(p));
   const expected = new Set([...ENTRIES, SHARED]);
   const extra = written.filter((n) => !expected.has(n));

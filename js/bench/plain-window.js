@@ -117,13 +117,14 @@ export function createPlainWindow({ root, getMessages, materialize, requestAnima
   function geometry() {
     frame = 0;
     const H = root.clientHeight;
-    const S = following ? Math.max(0, total() - H) : root.scrollTop;
+    const end = () => Math.max(0, total() - H);
+    const S = following ? end() : root.scrollTop;
     // C86's anchor: the message at S keeps its offset from S while the
     // messages just measured change the sizes above it.
-    const a = fw.find(S);
+    const a = following ? 0 : fw.find(S);
     const offset = S - start(a);
     const changed = commit(windowAt(S, H));
-    writeS(following ? Math.max(0, total() - H) : Math.min(Math.max(0, start(a) + offset), Math.max(0, total() - H)));
+    writeS(following ? end() : Math.min(Math.max(0, start(a) + offset), end()));
     if (changed && !frame) frame = requestAnimationFrame(geometry); // C85
   }
   root.addEventListener('scroll', () => {

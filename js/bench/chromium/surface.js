@@ -95,7 +95,6 @@ window.bench = {
     const pass = async (untimed = 0) => {
       const script = [];
       const gaps = [];
-      let mounted = 0;
       let last = await frame();
       window.__script = 0;
       mounts = 0;
@@ -107,7 +106,7 @@ window.bench = {
         gaps.push(t - last);
         last = t;
       }
-      mounted = mounts;
+      const mounted = mounts;
       // The first pass goes on untimed until the stretch the second pass
       // covers (frames × delta) is all measured.
       for (let i = 0; i < untimed; i++) { root.scrollTop -= delta; await frame(); }
