@@ -69,6 +69,13 @@ const (
 	// batch wrote nothing before the read: the children are still what the
 	// core last committed or read (C79 needs no list then).
 	DomReadChildrenChanged
+	// count, then per root: root, content, claims count, each claimed
+	// source → how many roots hold C45 before the first that fails (count
+	// when all hold; a short answer fails the first), kind (0: its first
+	// .mes_text is not content, 1: a source is not connected inside
+	// content). One read for every mounted root: C45 runs at every commit
+	// and content update, over all of them.
+	DomOwnership
 )
 
 // Flags of DomRootAttrs.
@@ -138,6 +145,7 @@ const (
 	readBool
 	readHostRect
 	readChildrenChanged
+	readOwnership
 )
 
 // result is one decoded read.
@@ -242,6 +250,8 @@ func (b *Batch) decode(out []uint16) {
 			r.node = d.node()
 		case readBool:
 			r.ok = d.unit() != 0
+		case readOwnership:
+			r.n, r.ok = int(d.u32()), d.unit() != 0
 		}
 		b.res = append(b.res, r)
 	}

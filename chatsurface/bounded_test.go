@@ -412,6 +412,44 @@ func TestC67_S48_ManagedNotLive(t *testing.T) {
 	wantErr(t, h.host.Open(), apierr.PlainError, "ChatSurface message 0 runtime source ownership diverged")
 }
 
+// C45 at a content update, over every mounted root in mounted order (one
+// read): a foreign .mes_text before the content names the first such root;
+// a claimed source moved out of its content names its root; a .mes_text
+// inside the content changes nothing.
+func TestC45_ContentUpdateChecksEveryRoot(t *testing.T) {
+	probe := func(diverge func(h *harness)) error {
+		h := managedHarness(t, 3)
+		h.js.chat[1].mes = "<pre>x</pre>"
+		h.js.chat[2].mes = "<pre>y</pre>"
+		h.participant("runtime-owner", hooks{prepare: h.claimPre("runtime-owner")})
+		h.create()
+		h.open()
+		h.sch.flush()
+		diverge(h)
+		own := h.dom.ops[DomOwnership]
+		_, err := h.host.UpdateContent(Num(0), false)
+		if h.dom.ops[DomOwnership] != own+1 {
+			t.Fatalf("%d C45 reads for one content update", h.dom.ops[DomOwnership]-own)
+		}
+		return err
+	}
+	text := func(h *harness) *fnode { x := h.dom.mk("div"); h.dom.setAttr(x, "class", "mes_text"); return x }
+	root := func(h *harness, m int) Node { return h.host.MessageElement(m) }
+	wantErr(t, probe(func(h *harness) {
+		h.dom.InsertBefore(root(h, 2), text(h).id, h.dom.n(root(h, 2)).kids[0].id)
+		h.dom.InsertBefore(root(h, 1), text(h).id, h.dom.n(root(h, 1)).kids[0].id)
+	}), apierr.PlainError, "ChatSurface message 1 content ownership diverged")
+	wantErr(t, probe(func(h *harness) {
+		pre := h.dom.n(h.dom.findTag(root(h, 2), "pre"))
+		h.dom.appendChild(h.dom.n(root(h, 2)), pre)
+	}), apierr.PlainError, "ChatSurface message 2 runtime source ownership diverged")
+	if err := probe(func(h *harness) {
+		h.dom.appendChild(h.dom.n(h.dom.QueryFirst(root(h, 1), SelMesText)), text(h))
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // C63 S44, S45: the box ordering picks the nearest candidates.
 func TestC63_S45_BoxOrdering(t *testing.T) {
 	h := managedHarness(t, 1)

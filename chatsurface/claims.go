@@ -168,46 +168,36 @@ func (h *Host) connected(p *Participant, hook Ref, name string, r *residency, l 
 		" must return a cleanup function, disposable object, or nothing")
 }
 
-// ownership holds C45's queued reads for every mounted root.
+// ownership is C45's queued read over every mounted root.
 type ownership struct {
-	rs    []*residency
-	first []Read
-	src   []Read
+	rs   []*residency
+	read Read
 }
 
-// queueOwnership queues C45's reads for every mounted root. Their lists
-// are the host's room, taken while the reads are out (a content update runs
-// C45 twice per message) and given back by ownershipOK.
+// queueOwnership queues C45's read for every mounted root.
 func (h *Host) queueOwnership() ownership {
-	o := ownership{rs: h.mounted, first: h.ownRoom.first[:0], src: h.ownRoom.src[:0]}
-	h.ownRoom = ownership{}
+	d := h.doc
+	o := ownership{rs: h.mounted, read: d.QOwnership(len(h.mounted))}
 	for _, r := range h.mounted {
-		o.first = append(o.first, h.doc.QQuery(r.root, SelMesText))
+		d.OwnRoot(r.root, r.content, len(r.claims))
 		for _, c := range r.claims {
-			o.src = append(o.src, h.doc.QNode(c.source), h.doc.QContains(r.content, c.source))
+			d.OwnSource(c.source)
 		}
 	}
 	return o
 }
 
-// ownershipOK is C45 on those reads.
+// ownershipOK is C45 on that read.
 func (h *Host) ownershipOK(o ownership) error {
-	// The lists are the room again: nothing below queues reads.
-	h.ownRoom = ownership{first: o.first[:0], src: o.src[:0]}
-	d := h.doc
-	k := 0
-	for i, r := range o.rs {
-		if d.NodeOf(o.first[i]) != r.content {
-			return newError(CodeOwnership, "ChatSurface message "+itoa(r.mesid)+" content ownership diverged")
-		}
-		for range r.claims {
-			if d.FlagsOf(o.src[k])&NodeConnected == 0 || !d.Bool(o.src[k+1]) {
-				return newError(CodeOwnership, "ChatSurface message "+itoa(r.mesid)+" runtime source ownership diverged")
-			}
-			k += 2
-		}
+	held, source := h.doc.Ownership(o.read)
+	if held >= len(o.rs) {
+		return nil
 	}
-	return nil
+	r := o.rs[held]
+	if source {
+		return newError(CodeOwnership, "ChatSurface message "+itoa(r.mesid)+" runtime source ownership diverged")
+	}
+	return newError(CodeOwnership, "ChatSurface message "+itoa(r.mesid)+" content ownership diverged")
 }
 
 // verifyOwnership is C45 for every mounted root, read now.

@@ -245,6 +245,29 @@ func (d *Doc) QContains(a, b Node) Read {
 	return d.b.read(readBool, 0)
 }
 
+// QOwnership queues C45's read over n roots; n OwnRoot calls follow, each
+// with its claimed sources (OwnSource).
+//
+//go:noinline
+func (d *Doc) QOwnership(n int) Read {
+	d.b.op(DomOwnership)
+	d.b.u32(uint32(n))
+	return d.b.read(readOwnership, 0)
+}
+
+// OwnRoot names one root of a QOwnership, its recorded content and how
+// many claimed sources follow.
+//
+//go:noinline
+func (d *Doc) OwnRoot(root, content Node, sources int) {
+	d.b.node(root)
+	d.b.node(content)
+	d.b.u32(uint32(sources))
+}
+
+// OwnSource names one claimed source of the root before it.
+func (d *Doc) OwnSource(n Node) { d.b.node(n) }
+
 // ---- results of the last batch ----
 
 func (d *Doc) res(r Read) result {
@@ -280,6 +303,11 @@ func (d *Doc) FlagsOf(r Read) uint16 { return d.res(r).flags }
 
 //go:noinline
 func (d *Doc) Bool(r Read) bool { return d.res(r).ok }
+
+// Ownership is a QOwnership's answer: how many roots hold C45 before the
+// first that fails, and whether a claimed source failed it rather than the
+// content.
+func (d *Doc) Ownership(r Read) (int, bool) { x := d.res(r); return x.n, x.ok }
 
 //go:noinline
 func (d *Doc) ChildrenOf(r Read) []Child { return d.res(r).children }

@@ -35,9 +35,10 @@ type fakeDOM struct {
 	log      []string // structural DOM writes
 	listen   int
 	observed map[Node]bool
-	batches  int          // Apply calls: crossings in production
-	clones   int          // DomClone ops (C51 step 2's staging and round trips)
-	released map[Node]int // ids the core released
+	batches  int            // Apply calls: crossings in production
+	clones   int            // DomClone ops (C51 step 2's staging and round trips)
+	released map[Node]int   // ids the core released
+	ops      map[uint16]int // op codes applied, by code
 	// Mutation tracking for DomReadChildrenChanged, as the applier's
 	// observers do: mut counts every change (a superset of what they see),
 	// seen is mut at the end of the last batch, dirty is sticky until a read
@@ -47,7 +48,7 @@ type fakeDOM struct {
 }
 
 func newFakeDOM() *fakeDOM {
-	d := &fakeDOM{nodes: map[Node]*fnode{}, rects: map[Node]Rect{}, height: 1000, observed: map[Node]bool{}, released: map[Node]int{}}
+	d := &fakeDOM{nodes: map[Node]*fnode{}, rects: map[Node]Rect{}, height: 1000, observed: map[Node]bool{}, released: map[Node]int{}, ops: map[uint16]int{}}
 	d.doc = d.mk("body")
 	d.root = d.mk("div")
 	d.root.attrs["id"] = "chat"

@@ -61,6 +61,7 @@ func (d *fakeDOM) Apply(cmd []uint16) ([]uint16, *JSValue) {
 	wrote := false
 	for r.pos < len(cmd) {
 		op := r.unit()
+		d.ops[op]++
 		if treeWrites[op] {
 			wrote = true
 		}
@@ -211,11 +212,38 @@ func (d *fakeDOM) Apply(cmd []uint16) ([]uint16, *JSValue) {
 		case DomContains:
 			a, b := r.node(), r.node()
 			out.unit(bit(d.Contains(a, b)))
+		case DomOwnership:
+			held, source := d.ownership(&r)
+			out.u = append(out.u, uint16(held), uint16(held>>16))
+			out.unit(bit(source))
 		default:
 			panic("fake DOM: unknown op " + strconv.Itoa(int(op)))
 		}
 	}
 	return out.u, nil
+}
+
+// ownership answers DomOwnership: the operands are read to the end
+// whatever fails first.
+func (d *fakeDOM) ownership(r *decoder) (held uint32, source bool) {
+	n := r.u32()
+	failed := false
+	for i := uint32(0); i < n; i++ {
+		root, content, k := r.node(), r.node(), r.u32()
+		if !failed && d.QueryFirst(root, SelMesText) != content {
+			failed, held = true, i
+		}
+		for j := uint32(0); j < k; j++ {
+			src := r.node()
+			if !failed && !(d.IsConnected(src) && d.Contains(content, src)) {
+				failed, held, source = true, i, true
+			}
+		}
+	}
+	if !failed {
+		held = n
+	}
+	return held, source
 }
 
 // children answers DomReadChildren for n.

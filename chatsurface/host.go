@@ -79,7 +79,6 @@ type Host struct {
 
 	ids       []MessageID // chat[] at the last structural pass
 	idRoom    []MessageID // storage for the next pass (never h.ids')
-	ownRoom   ownership   // queueOwnership's lists between two checks
 	index     messageIndex
 	mounted   []*residency // ascending mesid
 	transient map[MessageID]bool

@@ -982,10 +982,10 @@ func TestC125_RefreshCrossingsPerMessage(t *testing.T) {
 	}
 }
 
-// C45, C115 (issue 13): C45's read lists are the host's room from one check
-// to the next, and a request's layers live in one array sized for the chain
-// that the token table points into; the chain still settles in order.
-func TestC45_C115_ContentUpdateRoom(t *testing.T) {
+// C45, C115 (issue 13): C45's check of every mounted root is one read (not
+// a query per root), and a request's layers live in one array sized for the
+// chain that the token table points into; the chain still settles in order.
+func TestC45_C115_OneReadAndOneLayerArray(t *testing.T) {
 	h := procHarness(t, "a", "b")
 	for _, id := range []string{"p", "q", "r"} {
 		h.wrapping(id)
@@ -996,9 +996,9 @@ func TestC45_C115_ContentUpdateRoom(t *testing.T) {
 	if err := h.host.verifyOwnership(); err != nil {
 		t.Fatal(err)
 	}
-	room := &h.host.ownRoom.first[:1][0]
-	if err := h.host.verifyOwnership(); err != nil || &h.host.ownRoom.first[:1][0] != room {
-		t.Fatal("C45's second check did not use the first one's lists")
+	own, query := h.dom.ops[DomOwnership], h.dom.ops[DomQuery]
+	if err := h.host.verifyOwnership(); err != nil || h.dom.ops[DomOwnership] != own+1 || h.dom.ops[DomQuery] != query {
+		t.Fatalf("C45 over %d roots: %d ownership reads, %d queries", len(h.host.mounted), h.dom.ops[DomOwnership]-own, h.dom.ops[DomQuery]-query)
 	}
 	h.host.RefreshClear()
 	h.host.RefreshApply(5)

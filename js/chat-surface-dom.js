@@ -488,6 +488,21 @@ export class SurfaceDOM {
           }
           case OP.QUERY: { const x = node(); id32(this.idFor(first(x, PRED[u()]))); break; }
           case OP.CONTAINS: { const a = node(); const b = node(); unit(P.contains.call(a, b) ? 1 : 0); break; }
+          case OP.OWNERSHIP: { // C45 over every mounted root; the operands are read to the end
+            const count = i32();
+            let held = count;
+            let source = 0;
+            for (let i = 0; i < count; i++) {
+              const root = node(); const content = node(); const k = i32();
+              if (held === count && first(root, MES_TEXT) !== content) held = i;
+              for (let j = 0; j < k; j++) {
+                const src = node();
+                if (held === count && !(src.isConnected && P.contains.call(content, src))) { held = i; source = 1; }
+              }
+            }
+            id32(held); unit(source);
+            break;
+          }
           default: throw new Error('tavern-core: bad DOM op');
         }
       }

@@ -136,6 +136,7 @@ export const DOM_OP = Object.freeze({
   QUERY: 28,
   CONTAINS: 29,
   READ_CHILDREN_CHANGED: 30,
+  OWNERSHIP: 31,
 });
 
 // flags of ROOT_ATTRS and of node reads

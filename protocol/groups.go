@@ -64,6 +64,7 @@ func Groups() []Group {
 			{"READ_HTML", chatsurface.DomReadHTML}, {"READ_ATTR", chatsurface.DomReadAttr}, {"READ_STYLE", chatsurface.DomReadStyle},
 			{"READ_CHILDREN", chatsurface.DomReadChildren}, {"READ_NODE", chatsurface.DomReadNode}, {"QUERY", chatsurface.DomQuery},
 			{"CONTAINS", chatsurface.DomContains}, {"READ_CHILDREN_CHANGED", chatsurface.DomReadChildrenChanged},
+			{"OWNERSHIP", chatsurface.DomOwnership},
 		}, false, nil},
 		{"DOM_FLAG", "flags of ROOT_ATTRS and of node reads", []Entry{
 			{"ROOT_VIRTUAL", chatsurface.RootVirtual}, {"ROOT_LAST", chatsurface.RootLast},

@@ -385,3 +385,65 @@ test('S66/C79: foreign removal of a mounted root faults the bounded epoch', asyn
   assert.equal(faults.length, 1);
   assert.equal(host.snapshot().state, 'faulted');
 });
+
+// C45 at a content update: every mounted root is checked, in mounted order,
+// content before sources; a fault names the first root that fails.
+test('C45: a root whose first .mes_text is not its content faults the next content update', async () => {
+  const probe = async (diverge) => {
+    const { root, host, sched } = setup([{ mes: 'a' }, { mes: 'b' }, { mes: 'c' }]);
+    await host.open();
+    sched.flush();
+    const mes = (m) => root.querySelector(`.mes[mesid="${m}"]`);
+    diverge(mes);
+    const e = thrown(() => host.updateContent(0));
+    assert.equal(host.getFault(), e);
+    assert.equal(host.snapshot().state, 'faulted');
+    return e.message;
+  };
+  const foreignText = () => Object.assign(document.createElement('div'), { className: 'mes_text' });
+  // another .mes_text before the content, in two roots: the first is named
+  assert.equal(await probe((mes) => { mes(2).prepend(foreignText()); mes(1).prepend(foreignText()); }),
+    'ChatSurface message 1 content ownership diverged');
+  // the content replaced
+  assert.equal(await probe((mes) => { mes(2).querySelector('.mes_text').replaceWith(foreignText()); }),
+    'ChatSurface message 2 content ownership diverged');
+  // the content no longer a .mes_text, and no other is
+  assert.equal(await probe((mes) => { mes(2).querySelector('.mes_text').className = 'text'; }),
+    'ChatSurface message 2 content ownership diverged');
+  // a later .mes_text (inside the content) changes nothing
+  const { root, host, sched } = setup([{ mes: 'a' }, { mes: 'b' }]);
+  await host.open();
+  sched.flush();
+  root.querySelector('.mes[mesid="1"] .mes_text').append(foreignText());
+  assert.equal(host.updateContent(0), true);
+  assert.equal(host.getFault(), null);
+});
+
+test('C45: a claimed source removed from a mounted message faults the next content update; a new epoch recovers', async () => {
+  const probe = async (diverge) => {
+    const { root, host, sched } = setup([{ mes: 'a' }, { mes: '<pre>x</pre>' }, { mes: '<pre>y</pre>' }]);
+    await host.open();
+    sched.flush();
+    diverge((m) => root.querySelector(`.mes[mesid="${m}"]`));
+    const e = thrown(() => host.updateContent(0));
+    assert.equal(host.getFault(), e);
+    return { e, root, host, sched };
+  };
+  let r = await probe((mes) => { mes(2).querySelector('pre').remove(); mes(1).querySelector('pre').remove(); });
+  assert.equal(r.e.message, 'ChatSurface message 1 runtime source ownership diverged');
+  // moved out of its content (still connected) counts as gone
+  r = await probe((mes) => { mes(2).append(mes(2).querySelector('pre')); });
+  assert.equal(r.e.message, 'ChatSurface message 2 runtime source ownership diverged');
+  // a root's content is checked before its sources
+  r = await probe((mes) => { const t = mes(1).querySelector('.mes_text'); t.before(Object.assign(document.createElement('div'), { className: 'mes_text' })); });
+  assert.equal(r.e.message, 'ChatSurface message 1 content ownership diverged');
+  const { root, host, sched } = r;
+  host.resetEpoch();
+  assert.equal(host.getFault(), null);
+  await host.open();
+  sched.flush();
+  assert.equal(host.snapshot().state, 'settled');
+  assert.equal(root.querySelectorAll('.mes pre').length, 2, 'the new epoch mounted both sources');
+  assert.equal(host.updateContent(0), true);
+  assert.equal(host.getFault(), null);
+});
