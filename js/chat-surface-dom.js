@@ -140,8 +140,13 @@ const TREE_WRITES = new Uint8Array(64);
 for (const op of [OP.REMOVE, OP.INSERT, OP.ROOT_ATTRS, OP.SET_ATTR, OP.REMOVE_ATTR, OP.SET_HTML, OP.SWAP]) TREE_WRITES[op] = 1;
 
 // Computed lengths by style signature (SurfaceDOM.apply), for the page: a
-// new host on the same page sees the same CSS.
+// new host on the same page sees the same CSS. Bounded: SillyTavern writes
+// each message's minute into a `timestamp` attribute, so nearly every root
+// of a real chat has a signature of its own, and a page that scrolls
+// through thousands of messages would otherwise keep one entry for each.
 const styles = new Map();
+export const STYLE_CACHE_MAX = 512;
+export const styleCacheSize = () => styles.size;
 
 // An element's style signature: its tag, the property asked first and its
 // attributes in order, but mesid and the virtual index. By names and
@@ -383,6 +388,7 @@ export class SurfaceDOM {
       if (m === undefined) {
         const cs = globalThis.getComputedStyle(x);
         m = props.map((k) => length(cs.getPropertyValue(k)));
+        if (seen.size >= STYLE_CACHE_MAX) seen.clear(); // (a generation: cheaper than an LRU, as good here)
         seen.set(key, m);
       }
       return m;

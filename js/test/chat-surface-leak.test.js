@@ -15,6 +15,7 @@ import vm from 'node:vm';
 import { makeRoot, formatMessage, materializer, messages, frames } from './chat-surface-fixture.js';
 import { installChatSurfaceApi, createChatSurfaceHost } from '../chat-surface.js';
 import { sharedCore } from '../core.js';
+import { styleCacheSize, STYLE_CACHE_MAX } from '../chat-surface-dom.js';
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc');
@@ -115,6 +116,30 @@ test('heap: 2,000 open/scroll/reset cycles without yielding level off, JS heap a
   assert.ok(c.js - a.js < 2e6, `JS heap grew ${mb(c.js - a.js)} after the first 500 cycles`);
   assert.ok(c.go - a.go < 256e3, `Go heap grew ${mb(c.go - a.go)} after the first 500 cycles`);
   assert.equal(core.chatSurfaceTables().nodes, 1);
+  host.dispose();
+  root.remove();
+});
+
+// C85's margins are cached page-wide by style signature; SillyTavern gives
+// every message its own (a `timestamp` attribute), so the cache is bounded
+// or a long scroll keeps one entry per message ever measured.
+test('C85: the computed-margins cache stays bounded when every root has a signature of its own', async () => {
+  const sched = frames();
+  const chat = messages(3000);
+  const root = makeRoot();
+  const base = materializer();
+  const materialize = (m, mesid) => { const el = base(m, mesid); el.setAttribute('timestamp', `t${mesid}`); return el; };
+  const host = createChatSurfaceHost({ root, getMessages: () => chat, materialize, formatMessage, emit() {}, ...sched });
+  await host.open();
+  sched.flush();
+  let measured = 0;
+  for (let t = 0; t < 3000; t += 40) {
+    host.jumpToMessage(t);
+    sched.flush();
+    measured += 32;
+    assert.ok(styleCacheSize() <= STYLE_CACHE_MAX, `${styleCacheSize()} entries after ${measured} roots measured`);
+  }
+  assert.ok(measured > 2 * STYLE_CACHE_MAX);
   host.dispose();
   root.remove();
 });
