@@ -411,10 +411,23 @@ export async function turn(page, action, { timeout = 30000 } = {}) {
   await waitIdle(page, timeout);
 }
 
-/** Types a message and presses Send. */
+/**
+ * Types a message and presses Send until SillyTavern takes it. Right after a
+ * turn its UI can look idle while `is_send_press` is still set, and then
+ * sendTextareaMessage() returns without a word, leaving the text in the box
+ * (seen on a fast run: the next turn never started). A taken send empties
+ * the box, so pressing again only while the text is still there cannot
+ * send it twice.
+ */
 export async function send(page, text) {
   await page.fill('#send_textarea', text);
-  await page.click('#send_but');
+  for (let i = 0; ; i++) {
+    await page.click('#send_but');
+    const taken = await page.waitForFunction((t) => document.getElementById('send_textarea').value !== t, text, { timeout: 1000 })
+      .then(() => true, () => false);
+    if (taken) return;
+    if (i === 10) throw new Error(`SillyTavern did not take the message ${JSON.stringify(text)}`);
+  }
 }
 
 /** Opens the options menu (the ☰ left of the input) and picks an entry. */
