@@ -5,45 +5,10 @@ import assert from 'node:assert/strict';
 import { createMessageEditorHandle, TakeoverError, GENERATE_TAKEOVER_DISPATCH } from '../message-takeover.js';
 import { runTakeover, installTakeoverContext, listUnsettledHandles } from '../takeover-host.js';
 import * as ops from '../editor-ops.js';
+import { fakeHost } from './helpers.js';
 
 const P = { prompt: 'P' };
 const G = { data: 'G' };
-
-// The spec's fake host: emit runs listeners one after another, awaiting
-// each; chat starts with one user entry; every callback but
-// isCurrentGeneration appends to log.
-function fakeHost(over = {}) {
-  const log = [];
-  const listeners = [];
-  const state = { live: true, log, listeners, chat: [{ text: 'user says hi', reasoning: '' }] };
-  const rec = (name, ...args) => log.push([name, ...args]);
-  state.host = {
-    async emit(ev, ...args) {
-      if (ev === GENERATE_TAKEOVER_DISPATCH) {
-        for (const l of listeners) await l(...args);
-        return;
-      }
-      rec('emit', ev, ...args);
-    },
-    acquirePlaceholder(type) {
-      rec('acquirePlaceholder', type);
-      if (type === 'normal') state.chat.push({ text: '', reasoning: '' });
-      return state.chat.length - 1;
-    },
-    readSlot(id) { rec('readSlot', id); return { ...state.chat[id] }; },
-    writeSlot(id, text, reasoning) { rec('writeSlot', id, text, reasoning); state.chat[id] = { text, reasoning }; },
-    redraw(id) { rec('redraw', id); },
-    persist(id, o) { rec('persist', id, o); },
-    removeSlot(id) { rec('removeSlot', id); state.chat.splice(id, 1); },
-    restoreSlot(id, text, reasoning) { rec('restoreSlot', id, text, reasoning); state.chat[id] = { text, reasoning }; },
-    unlockUI() { rec('unlockUI'); },
-    cleanupText(text, o) { rec('cleanupText', text, o); return text.trim(); },
-    afterCommit(id, o) { rec('afterCommit', id, o); },
-    isCurrentGeneration() { return state.live; },
-    ...over,
-  };
-  return state;
-}
 
 function run(state, type, extra = {}) {
   state.ac = new AbortController();

@@ -7,7 +7,7 @@ import * as takeover from '../message-takeover.js';
 import * as hostModule from '../takeover-host.js';
 import { createMessageEditorHandle, TakeoverError, GENERATE_TAKEOVER_DISPATCH } from '../message-takeover.js';
 import { runTakeover, installTakeoverContext } from '../takeover-host.js';
-import { H, recorder, thrown, rejected } from './helpers.js';
+import { H, recorder, thrown, rejected, fakeHost } from './helpers.js';
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
 const ARG = 'invalid_argument';
@@ -292,38 +292,6 @@ test('T66 T67 T69: exports; installTakeoverContext refuses every non-object cont
 const P = { prompt: 'P' };
 const G = { data: 'G' };
 
-function fakeHost(over = {}) {
-  const log = [];
-  const listeners = [];
-  const state = { live: true, log, listeners, chat: [{ text: 'user', reasoning: '' }], tokens: [] };
-  const rec = (name, ...args) => log.push([name, ...args]);
-  state.host = {
-    async emit(ev, ...args) {
-      if (ev === GENERATE_TAKEOVER_DISPATCH) {
-        for (const l of listeners) await l(...args);
-        return;
-      }
-      rec('emit', ev, ...args);
-    },
-    acquirePlaceholder(type) {
-      rec('acquirePlaceholder', type);
-      if (type === 'normal') state.chat.push({ text: '', reasoning: '' });
-      return state.chat.length - 1;
-    },
-    readSlot(id) { rec('readSlot', id); return { ...state.chat[id] }; },
-    writeSlot(id, text, reasoning) { rec('writeSlot', id, text, reasoning); state.chat[id] = { text, reasoning }; },
-    redraw(id) { rec('redraw', id); },
-    persist(id, o) { rec('persist', id, o); },
-    removeSlot(id) { rec('removeSlot', id); state.chat.splice(id, 1); },
-    restoreSlot(id, text, reasoning) { rec('restoreSlot', id, text, reasoning); state.chat[id] = { text, reasoning }; },
-    unlockUI() { rec('unlockUI'); },
-    cleanupText(text, o) { rec('cleanupText', text, o); return text.trim(); },
-    afterCommit(id, o) { rec('afterCommit', id, o); },
-    isCurrentGeneration(token) { state.tokens.push(token); return state.live; },
-    ...over,
-  };
-  return state;
-}
 
 function run(state, type, extra = {}) {
   state.ac = new AbortController();
