@@ -1,5 +1,6 @@
 // Shared test fixtures: the spec's H(o) and a callback recorder.
 import { createMessageEditorHandle, GENERATE_TAKEOVER_DISPATCH } from '../message-takeover.js';
+import { runTakeover } from '../takeover-host.js';
 
 export function H(o = {}) {
   return createMessageEditorHandle({ generationType: 'normal', flushIntervalMs: 0, ...o });
@@ -62,4 +63,17 @@ export function fakeHost(over = {}) {
     ...over,
   };
   return state;
+}
+
+// runTakeover as the driver's host calls it: a normal turn's init with
+// prompt P and data G, the turn's AbortController kept on state.ac.
+export const P = { prompt: 'P' };
+export const G = { data: 'G' };
+
+export function run(state, type, extra = {}) {
+  state.ac = new AbortController();
+  return runTakeover({
+    type, isContinue: type === 'continue', forceName2: false, isStreamingEnabled: true,
+    finalPrompt: P, generateData: G, abortSignal: state.ac.signal, generationToken: 1, ...extra,
+  }, state.host);
 }

@@ -5,18 +5,7 @@ import assert from 'node:assert/strict';
 import { createMessageEditorHandle, TakeoverError, GENERATE_TAKEOVER_DISPATCH } from '../message-takeover.js';
 import { runTakeover, installTakeoverContext, listUnsettledHandles } from '../takeover-host.js';
 import * as ops from '../editor-ops.js';
-import { fakeHost } from './helpers.js';
-
-const P = { prompt: 'P' };
-const G = { data: 'G' };
-
-function run(state, type, extra = {}) {
-  state.ac = new AbortController();
-  return runTakeover({
-    type, isContinue: type === 'continue', forceName2: false, isStreamingEnabled: true,
-    finalPrompt: P, generateData: G, abortSignal: state.ac.signal, generationToken: 1, ...extra,
-  }, state.host);
-}
+import { fakeHost, run, P, G } from './helpers.js';
 
 // A listener that claims with a fresh handle and hands it to the test once
 // the driver has subscribed (after readSlot returned).

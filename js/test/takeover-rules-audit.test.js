@@ -7,7 +7,7 @@ import * as takeover from '../message-takeover.js';
 import * as hostModule from '../takeover-host.js';
 import { createMessageEditorHandle, TakeoverError, GENERATE_TAKEOVER_DISPATCH } from '../message-takeover.js';
 import { runTakeover, installTakeoverContext } from '../takeover-host.js';
-import { H, recorder, thrown, rejected, fakeHost } from './helpers.js';
+import { H, recorder, thrown, rejected, fakeHost, run } from './helpers.js';
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
 const ARG = 'invalid_argument';
@@ -288,18 +288,6 @@ test('T66 T67 T69: exports; installTakeoverContext refuses every non-object cont
 });
 
 // ---- §7–8 dispatch and driver ----
-
-const P = { prompt: 'P' };
-const G = { data: 'G' };
-
-
-function run(state, type, extra = {}) {
-  state.ac = new AbortController();
-  return runTakeover({
-    type, isContinue: type === 'continue', forceName2: false, isStreamingEnabled: true,
-    finalPrompt: P, generateData: G, abortSignal: state.ac.signal, generationToken: 1, ...extra,
-  }, state.host);
-}
 
 async function claimedRun(state, type, extra = {}, opts = {}) {
   let h;
