@@ -2,6 +2,7 @@ package jsvalue
 
 import (
 	"testing"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -9,7 +10,7 @@ import (
 // surrogates in every position included.
 func TestWTF8RoundTrip(t *testing.T) {
 	cases := [][]uint16{
-		nil, U("plain"), U("ä€😀"),
+		nil, U("plain"), U("ä€😀"), U("an ASCII run, then ä€😀, then ASCII again"),
 		{'a', 0xD800, 'b'}, {0xDC00}, {0xD83D}, {0xD83D, 0xDE00}, {0xDE00, 0xD83D},
 		{0xD800, 0xD800, 0xDC00}, {'x', 0xDBFF}, {0xFFFF, 0x10, 0}, {0xE000, 0xDFFF},
 	}
@@ -42,6 +43,12 @@ func FuzzWTF8(f *testing.F) {
 func TestAppendUnits(t *testing.T) {
 	for _, s := range []string{"", "plain", "ä€😀", "\xed\xa0\x80", "a\xed\xa0", "\xff\xfe", "\xf0\x9f", "x\xed\xbf\xbfy", "\xf4\x90\x80\x80"} {
 		checkUnits(t, s)
+	}
+	// Well-formed text against the standard library's UTF-16.
+	for _, s := range []string{"plain", "ASCII first, then ä€😀 and ASCII", "😀 first", "<p>x</p>"} {
+		if got, want := AppendUnits(nil, s), utf16.Encode([]rune(s)); !Equal(got, want) {
+			t.Fatalf("AppendUnits(%q) = %x, want %x", s, got, want)
+		}
 	}
 }
 
