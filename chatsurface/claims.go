@@ -17,6 +17,16 @@ type claimSet struct {
 	out     *[]*claim
 }
 
+// LateClaim is C36's error for participant's claims object used after its
+// prepareContent call returned: on its host, or once that host is gone.
+func (p *Page) LateClaim(participant int32) error {
+	pid := ""
+	if int(participant) < len(p.Registry.list) {
+		pid = p.Registry.list[participant].ID
+	}
+	return newError(CodeContract, "ChatSurface participant "+pid+" claimed a runtime after prepareContent returned")
+}
+
 // Claim is claims.claim(source, activate) (C36, C37). source is 0 when the
 // argument is not a Node; activate is 0 when it is not a function. Errors are
 // thrown to the caller; none faults by itself.
@@ -24,12 +34,8 @@ func (h *Host) Claim(id ClaimsID, source Node, activate Ref) error {
 	defer h.doc.Sync() // the batch this call queued reaches the DOM
 	cs := h.openClaim[id]
 	if cs == nil {
-		pid := ""
-		if int(id.Participant) < len(h.reg.list) {
-			pid = h.reg.list[id.Participant].ID
-		}
 		h.releaseClaimArgs(source, activate)
-		return newError(CodeContract, "ChatSurface participant "+pid+" claimed a runtime after prepareContent returned")
+		return h.page.LateClaim(id.Participant)
 	}
 	pid := cs.p.ID
 	isElem, inside := false, false

@@ -15,7 +15,7 @@ import './editor-ops-api.js';
 import './takeover-host-api.js';
 import { kindOf } from './codec.js';
 import * as DOM from './chat-surface-dom.js';
-import { SURFACE_EVENT as EVENT, SURFACE_OP as OP, SURFACE_START as START, CLASS, SURFACE_LIMIT, RESULT, RESULT_LAYOUT, VERSION_READ as VERSION } from './protocol.js';
+import { SURFACE_EVENT as EVENT, SURFACE_OP as OP, SURFACE_START as START, CLASS, SURFACE_LIMIT, RESULT, RESULT_LAYOUT, VERSION_READ as VERSION, CLAIM } from './protocol.js';
 
 const core = await sharedCore();
 const fx = core.surface; // the effects object Go filled with its entry points
@@ -216,8 +216,10 @@ fx.format = (h, id, mesid) => { // the HTML's length in Go's buffer, exactly; -1
 fx.prepare = (h, hook, mesid, contentId, seq, pidx) => {
   const content = hosts.get(h).dom.node(contentId);
   const claims = Object.freeze({
-    claim(source, activate) {
-      check(fx.claim(h, seq, pidx, DOM.isNode(source) ? register(source) : 0, typeof activate === 'function' ? addRef(activate) : 0));
+    claim(source, activate) { // through the fast lane: once per claimed source of every mount
+      const live = hosts.has(h); // (once the host is gone Go answers C36's error: nothing to hold)
+      const st = core.ex.cs_claim(h, seq, pidx, live && DOM.isNode(source) ? register(source) : 0, live && typeof activate === 'function' ? addRef(activate) : 0);
+      if (st !== 0) check(st === CLAIM.FAILED ? FAIL : INTERNAL);
     },
   });
   return call(refs.get(hook), Object.freeze({ mesid, content }), claims);

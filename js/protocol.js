@@ -99,6 +99,11 @@ export const VERSION_READ = Object.freeze({
   UNREAD: -3,
 });
 
+// cs_claim's answer besides OK and a contained panic (protocol/surface.go)
+export const CLAIM = Object.freeze({
+  FAILED: 1,
+});
+
 // bounds the facade applies before Go sizes anything (chatsurface)
 export const SURFACE_LIMIT = Object.freeze({
   MAX_MESSAGES: 4194304,

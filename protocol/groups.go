@@ -50,6 +50,9 @@ func Groups() []Group {
 		{"VERSION_READ", "C119's version read, when not a length (protocol/surface.go)", []Entry{
 			{"THREW", VersionThrew}, {"NOT_THERE", VersionNotThere}, {"UNREAD", VersionUnread},
 		}, false, nil},
+		{"CLAIM", "cs_claim's answer besides OK and a contained panic (protocol/surface.go)", []Entry{
+			{"FAILED", ClaimFailed},
+		}, false, nil},
 		{"SURFACE_LIMIT", "bounds the facade applies before Go sizes anything (chatsurface)", []Entry{
 			{"MAX_MESSAGES", chatsurface.MaxMessages},
 		}, false, nil},

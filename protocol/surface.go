@@ -47,6 +47,11 @@ const (
 	VersionUnread   = -3 // cs_processor_done: not read here (Go asks itself)
 )
 
+// cs_claim's answer when the claim failed: the error waits in the facade
+// (its fail effect), to be thrown out of claims.claim. OK is 0; a contained
+// panic is bridge.Failed, with its record in tc_err.
+const ClaimFailed = 1
+
 // A classified callback result (C5) crosses as kind | ref<<ResultRefShift;
 // a negative result means the call threw.
 const ResultRefShift = 3

@@ -102,7 +102,6 @@ func newSurfaceEdge(fx js.Value) {
 	set("fault", e.participantFault)
 	set("createHost", e.createHost)
 	set("op", e.op)
-	set("claim", e.claim)
 	set("processor", e.processor)
 	set("finish", e.finish)
 	set("refresh", e.refresh)

@@ -216,17 +216,29 @@ func (e *surfaceEdge) snapshot(h *chatsurface.Host) js.Value {
 	return e.call("freezeDeep", o)
 }
 
-func (e *surfaceEdge) claim(a bridge.Args) any {
-	s := e.hosts[a.Int(0)]
-	if s == nil || s.dom == nil {
-		panic("chatsurface: unknown host")
+// cs_claim is claims.claim(source, activate) of the prepareContent call
+// seq for participant pidx on host (C36, C37), through the fast lane: it
+// runs once per claimed source of every mount, where js.FuncOf's entry
+// cost more than the claim. src is the source's node id (0: not a node),
+// act the activate function's ref (0: not a function). It returns 0, or
+// Failed with the error for the facade to throw (fail) or, for a contained
+// panic, in tc_err.
+//
+//go:wasmexport cs_claim
+func csClaim(host, seq, pidx, src, act int32) (st int32) {
+	defer bridge.Contain(&st)
+	e := surface
+	s := e.hosts[int(host)]
+	if s == nil || s.dom == nil { // disposed since: its hook returned (the facade took no holds)
+		e.fail(e.page.LateClaim(pidx))
+		return protocol.ClaimFailed
 	}
 	e.enter(s)
 	defer e.exit(s)
-	id := chatsurface.ClaimsID{Seq: int32(a.Int(1)), Participant: int32(a.Int(2))}
-	src := chatsurface.Node(a.Int(3)) // the facade named the source (0: not a node)
-	if err := s.h.Claim(id, src, chatsurface.Ref(a.Int(4))); err != nil {
-		return e.fail(err)
+	id := chatsurface.ClaimsID{Seq: seq, Participant: pidx}
+	if err := s.h.Claim(id, chatsurface.Node(src), chatsurface.Ref(act)); err != nil {
+		e.fail(err)
+		return protocol.ClaimFailed
 	}
-	return nil
+	return bridge.OK
 }
