@@ -412,7 +412,7 @@ export class SurfaceDOM {
             if (P.getAttr.call(x, 'mesid') !== m) P.setAttr.call(x, 'mesid', m);
             if (flags & F.ROOT_VIRTUAL) P.setAttr.call(x, 'data-tt-virtual-index', m);
             const d = first(x, SEL_ID_DISPLAY);
-            if (d !== null) d.textContent = `#${m}`;
+            if (d !== null && d.textContent !== `#${m}`) d.textContent = `#${m}`; // (the same text is no change to lay out)
             x.classList.toggle('last_mes', (flags & F.ROOT_LAST) !== 0);
             break;
           }
@@ -536,8 +536,10 @@ export class SurfaceDOM {
     // The batch's own changes are known to Go: their records would only
     // pile up (holding every removed subtree) while the page never yields,
     // and would wake Go for nothing. Foreign changes made before the batch
-    // were found by the operation's own check (C79, C112a step 4).
-    for (const m of this.mutation) m.takeRecords();
+    // were found by the operation's own check (C79, C112a step 4). Only a
+    // tree write makes a record the observers take (child lists, mesid and
+    // class), so a batch of reads leaves them as they are.
+    if (wrote !== 0) for (const m of this.mutation) m.takeRecords();
     if (rp > 0) this.core.view(rp).set(res.subarray(0, rp)); // (a batch of writes answers nothing)
     return rp;
   }

@@ -270,4 +270,34 @@ test('S70/C112: dispose; read-only calls keep working; a new host can be created
   h2.render();
   assert.deepEqual(h2.snapshot().mounted, [0, 1, 2]);
   h2.dispose();
+  // C36 once the claims object's host is gone too: its hook returned all the same.
+  const e = thrown(() => kept.claim(document.createElement('pre'), () => {}));
+  assert.equal(e.message, 'ChatSurface participant A claimed a runtime after prepareContent returned');
+});
+
+test('C31: .mesIDDisplay gets the text #<n>; one that already reads so is left as it is', () => {
+  chat = messages(3);
+  const shown = ['#0', '#7', ''];
+  const texts = [];
+  const materialize = (m, mesid) => {
+    const el = document.createElement('div');
+    el.className = 'mes';
+    el.innerHTML = `<div class="mesIDDisplay">${shown[mesid]}</div><div class="mes_text">${formatMessage(m, mesid)}</div>`;
+    texts[mesid] = el.firstChild.firstChild;
+    return el;
+  };
+  const r = makeRoot();
+  const h3 = createChatSurfaceHost({ root: r, getMessages: () => chat, materialize, formatMessage, emit() {} });
+  h3.render();
+  const display = (i) => r.children[i].querySelector('.mesIDDisplay');
+  assert.deepEqual([0, 1, 2].map((i) => display(i).textContent), ['#0', '#1', '#2']);
+  assert.equal(display(0).firstChild, texts[0], 'a display reading #<n> is not rewritten (no layout work for the same text)');
+  assert.notEqual(display(1).firstChild, texts[1]);
+  // A shift changes every mesid: each display follows.
+  const before = display(1).firstChild;
+  chat = chat.slice(1);
+  h3.render();
+  assert.deepEqual([0, 1].map((i) => display(i).textContent), ['#0', '#1']);
+  assert.notEqual(display(0).firstChild, before);
+  h3.dispose();
 });
