@@ -478,6 +478,10 @@ type hookFn func(c call) (Return, *JSValue)
 type fsignal struct {
 	aborted bool
 	reason  string
+	// A request's: its message object and version (C121), and a newer
+	// read VersionChanged made, for AdoptVersion.
+	msg       MessageID
+	ver, next string
 }
 
 type fmsg struct {

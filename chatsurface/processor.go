@@ -38,23 +38,35 @@ type Wait int32
 // processors; without it no processor can run (and none can be registered
 // through the bridge).
 type ProcessorCallbacks interface {
-	// Version is C121's version of the message object (JSON of its fields).
-	// The object is the request's (req non-zero, NewRequest) or the one at
-	// mesid now.
-	Version(msg MessageID, mesid int, req Signal) (string, *JSValue)
+	// C121's versions (JSON of a message's fields) are the bridge's: it
+	// computes a request's when the request is made and keeps it with the
+	// request's message object; Go only asks whether a later read equals
+	// it, so a message's text never crosses for a comparison.
+	//
+	// SameVersion reports whether the version of the object at mesid now
+	// equals request req's (C122: may req's cache entry serve?). A
+	// NewRequest for the same message that follows keeps the version read.
+	SameVersion(msg MessageID, mesid int, req Signal) (bool, *JSValue)
+	// VersionChanged reports whether the version of request req's own
+	// object now differs from req's (C117: a processor changed the raw
+	// message before renderBase); AdoptVersion makes that new read req's
+	// version, once the base has been formatted afresh for it.
+	VersionChanged(req Signal) (bool, *JSValue)
+	AdoptVersion(req Signal)
 	// CurrentVersion is C125's last test (the object msg is still at mesid
 	// in chat[]; a throw of getMessages means it is not) and, only when it
-	// holds, C121's version of the request's object: one crossing where a
-	// settling layer needs both (C119).
-	CurrentVersion(msg MessageID, mesid int, req Signal) (current bool, ver string, thrown *JSValue)
+	// holds, whether request req's object still has req's version: one
+	// crossing where a settling layer needs both (C119).
+	CurrentVersion(msg MessageID, mesid int, req Signal) (current, same bool, thrown *JSValue)
 	// NewRequest creates a request's AbortController and holds its message
-	// object for the processors (C116) until ReleaseSignal.
+	// object for the processors (C116) until ReleaseSignal, with the version
+	// SameVersion last read for that message.
 	NewRequest(msg MessageID, mesid int) Signal
-	// VersionedRequest is Version of the object at mesid and then, when
-	// that did not throw, NewRequest for the same object, in one crossing:
-	// C122 starts a request whatever the version when no entry can be
-	// used.
-	VersionedRequest(msg MessageID, mesid int) (Signal, string, *JSValue)
+	// VersionedRequest reads the version of the object at mesid and, when
+	// that did not throw, makes a request that keeps it (as NewRequest), in
+	// one crossing: C122 starts a request whatever the version when no
+	// entry can be used.
+	VersionedRequest(msg MessageID, mesid int) (Signal, *JSValue)
 	// CallProcessor calls prepare(ctx, renderBase) for one layer; its
 	// outcome comes back as Host.ProcessorDone or Host.ProcessorFailed.
 	CallProcessor(token Token, prepare Ref, msg MessageID, mesid int, signal Signal)
@@ -107,8 +119,7 @@ func (p *Page) Host() *Host {
 type request struct {
 	msg      MessageID
 	mesid    int
-	version  string // the version the base was formatted for (C117)
-	base     string
+	base     string // formatted for the request's version, which the bridge keeps (C117)
 	signal   Signal
 	layers   []layer // one allocation per request: its room is the chain's length
 	aborted  bool
@@ -211,17 +222,17 @@ func (h *Host) processContent(msg MessageID, mesid int, html string) (prepared, 
 	e := p.cache[msg]
 	usable := e != nil && !e.aborted && !e.failed
 	var sig Signal
-	var ver string
+	var same bool
 	var thrown *JSValue
 	if usable {
-		ver, thrown = h.pcb().Version(msg, mesid, 0)
+		same, thrown = h.pcb().SameVersion(msg, mesid, e.signal)
 	} else { // a new request whatever the version: one crossing for both
-		sig, ver, thrown = h.pcb().VersionedRequest(msg, mesid)
+		sig, thrown = h.pcb().VersionedRequest(msg, mesid)
 	}
 	if thrown != nil {
 		return prepared{}, thrown
 	}
-	if usable && e.version == ver && e.base == html {
+	if usable && same && e.base == html {
 		if e.done {
 			return prepared{ready: true, cached: true, result: e.result}, nil
 		}
@@ -236,7 +247,7 @@ func (h *Host) processContent(msg MessageID, mesid int, html string) (prepared, 
 	if sig == 0 {
 		sig = h.pcb().NewRequest(msg, mesid)
 	}
-	req := &request{msg: msg, mesid: mesid, version: ver, base: html, signal: sig,
+	req := &request{msg: msg, mesid: mesid, base: html, signal: sig,
 		layers: make([]layer, 0, len(h.page.processors))}
 	p.cache[msg] = req
 	p.queue = append(p.queue, req)
@@ -372,21 +383,21 @@ func (h *Host) RenderBase(token Token) bool {
 		return true
 	}
 	pc := h.pcb()
-	ver, thrown := pc.Version(req.msg, req.mesid, req.signal)
+	changed, thrown := pc.VersionChanged(req.signal)
 	if thrown != nil {
 		pc.SettleBase(token, "", thrown)
 		return true
 	}
-	if ver != req.version {
+	if changed {
 		// A processor changed the raw message before calling renderBase:
-		// the base is formatted afresh (C117).
+		// the base is formatted afresh (C117), for the new version.
 		html, thrown := h.js.FormatMessage(req.msg, req.mesid)
 		if thrown != nil {
 			pc.SettleBase(token, "", thrown)
 			return true
 		}
-		html = h.normalize(html)
-		req.base, req.version = html, ver
+		req.base = h.normalize(html)
+		pc.AdoptVersion(req.signal)
 	}
 	pc.SettleBase(token, req.base, nil)
 	return true
@@ -434,9 +445,9 @@ func (h *Host) ProcessorDone(token Token, v Value) {
 		return
 	}
 	req := l.req
-	cur, ver, thrown := false, "", (*JSValue)(nil)
+	cur, same, thrown := false, false, (*JSValue)(nil)
 	if h.currentHere(req) {
-		cur, ver, thrown = h.pcb().CurrentVersion(req.msg, req.mesid, req.signal)
+		cur, same, thrown = h.pcb().CurrentVersion(req.msg, req.mesid, req.signal)
 	}
 	// No JS runs between this read and finish's C125 test (the outermost
 	// layer settles the request at once), so finish takes its answer.
@@ -447,7 +458,7 @@ func (h *Host) ProcessorDone(token Token, v Value) {
 	switch {
 	case cur && thrown != nil:
 		h.layerFailed(l, thrown, known)
-	case cur && ver != req.version: // C119
+	case cur && !same: // C119
 		h.layerFailed(l, newError(CodeProcessor, "ChatSurface content processor "+
 			h.page.processors[l.i].ID+" changed message "+itoa(req.mesid)+" after renderBase"), known)
 	default:

@@ -33,25 +33,38 @@ type fakeProcs struct {
 	micro   []func()
 	settled map[Wait]*settled
 	evals   map[string]int // calls per processor id
+	read    string         // the version SameVersion last read, for NewRequest
 }
 
-func (j *fakeJS) NewRequest(MessageID, int) Signal { return j.NewSignal() }
-func (j *fakeJS) VersionedRequest(msg MessageID, mesid int) (Signal, string, *JSValue) {
-	ver, thrown := j.Version(msg, mesid, 0)
-	if thrown != nil {
-		return 0, "", thrown
-	}
-	return j.NewRequest(msg, mesid), ver, nil
+// version is C121's version of message object msg as the fake keeps it.
+func (j *fakeJS) version(msg MessageID) string { return `["` + j.msg(msg).mes + `",0]` }
+
+func (j *fakeJS) NewRequest(msg MessageID, _ int) Signal {
+	s := j.NewSignal()
+	j.sigs[s].msg, j.sigs[s].ver = msg, j.pc.read
+	return s
 }
-func (j *fakeJS) Version(msg MessageID, _ int, _ Signal) (string, *JSValue) {
-	return `["` + j.msg(msg).mes + `",0]`, nil
+func (j *fakeJS) VersionedRequest(msg MessageID, mesid int) (Signal, *JSValue) {
+	s := j.NewSignal()
+	j.sigs[s].msg, j.sigs[s].ver = msg, j.version(msg)
+	return s, nil
 }
-func (j *fakeJS) CurrentVersion(msg MessageID, mesid int, req Signal) (bool, string, *JSValue) {
+func (j *fakeJS) SameVersion(msg MessageID, _ int, req Signal) (bool, *JSValue) {
+	j.pc.read = j.version(msg)
+	return j.pc.read == j.sigs[req].ver, nil
+}
+func (j *fakeJS) VersionChanged(req Signal) (bool, *JSValue) {
+	r := j.sigs[req]
+	r.next = j.version(r.msg)
+	return r.next != r.ver, nil
+}
+func (j *fakeJS) AdoptVersion(req Signal) { r := j.sigs[req]; r.ver = r.next }
+func (j *fakeJS) CurrentVersion(msg MessageID, mesid int, req Signal) (bool, bool, *JSValue) {
 	if id, _ := j.MessageAt(mesid); id != msg {
-		return false, "", nil
+		return false, false, nil
 	}
-	ver, thrown := j.Version(msg, mesid, req)
-	return true, ver, thrown
+	r := j.sigs[req]
+	return true, j.version(r.msg) == r.ver, nil
 }
 func (j *fakeJS) CallProcessor(tok Token, prep Ref, msg MessageID, mesid int, s Signal) {
 	c := &pcall{token: tok, id: j.pc.ids[prep], msg: msg, mesid: mesid, signal: s}
@@ -923,11 +936,19 @@ func (c *countingJS) MessageAt(i int) (MessageID, *JSValue) {
 	c.n["messageAt"]++
 	return c.fakeJS.MessageAt(i)
 }
-func (c *countingJS) Version(msg MessageID, mesid int, req Signal) (string, *JSValue) {
-	c.n["version"]++
-	return c.fakeJS.Version(msg, mesid, req)
+func (c *countingJS) SameVersion(msg MessageID, mesid int, req Signal) (bool, *JSValue) {
+	c.n["sameVersion"]++
+	return c.fakeJS.SameVersion(msg, mesid, req)
 }
-func (c *countingJS) CurrentVersion(msg MessageID, mesid int, req Signal) (bool, string, *JSValue) {
+func (c *countingJS) VersionChanged(req Signal) (bool, *JSValue) {
+	c.n["versionChanged"]++
+	return c.fakeJS.VersionChanged(req)
+}
+func (c *countingJS) AdoptVersion(req Signal) {
+	c.n["adoptVersion"]++
+	c.fakeJS.AdoptVersion(req)
+}
+func (c *countingJS) CurrentVersion(msg MessageID, mesid int, req Signal) (bool, bool, *JSValue) {
 	c.n["currentVersion"]++
 	return c.fakeJS.CurrentVersion(msg, mesid, req)
 }
@@ -935,7 +956,7 @@ func (c *countingJS) NewRequest(msg MessageID, mesid int) Signal {
 	c.n["newRequest"]++
 	return c.fakeJS.NewRequest(msg, mesid)
 }
-func (c *countingJS) VersionedRequest(msg MessageID, mesid int) (Signal, string, *JSValue) {
+func (c *countingJS) VersionedRequest(msg MessageID, mesid int) (Signal, *JSValue) {
 	c.n["versionedRequest"]++
 	return c.fakeJS.VersionedRequest(msg, mesid)
 }
@@ -966,7 +987,7 @@ func TestC125_RefreshCrossingsPerMessage(t *testing.T) {
 	if s := h.js.pc.settled[9]; s == nil || s.err != nil {
 		t.Fatalf("refresh settled %+v", s)
 	}
-	want := map[string]int{"messageAt": 4, "versionedRequest": 4, "version": 4, "currentVersion": 12}
+	want := map[string]int{"messageAt": 4, "versionedRequest": 4, "versionChanged": 4, "currentVersion": 12}
 	for k, v := range want {
 		if cj.n[k] != v {
 			t.Errorf("%s: %d calls for 4 messages, want %d (%v)", k, cj.n[k], v, cj.n)

@@ -60,16 +60,21 @@ func (s *syncJS) ReleaseSignal(sig Signal) { s.js.ReleaseSignal(sig) }
 func (s *syncJS) OnFault(f error)          { s.doc.syncForJS(); s.js.OnFault(f) }
 
 // ProcessorCallbacks.
-func (s *syncJS) Version(msg MessageID, mesid int, req Signal) (string, *JSValue) {
+func (s *syncJS) SameVersion(msg MessageID, mesid int, req Signal) (bool, *JSValue) {
 	s.doc.syncForJS()
-	return s.pc.Version(msg, mesid, req)
+	return s.pc.SameVersion(msg, mesid, req)
 }
-func (s *syncJS) CurrentVersion(msg MessageID, mesid int, req Signal) (bool, string, *JSValue) {
+func (s *syncJS) VersionChanged(req Signal) (bool, *JSValue) {
+	s.doc.syncForJS()
+	return s.pc.VersionChanged(req)
+}
+func (s *syncJS) AdoptVersion(req Signal) { s.pc.AdoptVersion(req) }
+func (s *syncJS) CurrentVersion(msg MessageID, mesid int, req Signal) (bool, bool, *JSValue) {
 	s.doc.syncForJS()
 	return s.pc.CurrentVersion(msg, mesid, req)
 }
 func (s *syncJS) NewRequest(msg MessageID, mesid int) Signal { return s.pc.NewRequest(msg, mesid) }
-func (s *syncJS) VersionedRequest(msg MessageID, mesid int) (Signal, string, *JSValue) {
+func (s *syncJS) VersionedRequest(msg MessageID, mesid int) (Signal, *JSValue) {
 	s.doc.syncForJS()
 	return s.pc.VersionedRequest(msg, mesid)
 }

@@ -249,52 +249,77 @@ fx.onFault = (h, err) => {
   }
 };
 // ---- content processors (C113–C131) ----
-// C121: the facade computes the version; Go only compares.
-// The object is the request's (req, held by newRequest) or the one at mesid.
+// C121: the facade computes each request's version when the request is made
+// and keeps it with the request's message object (C116) until Go releases
+// the signal; Go asks only whether a later read is the same (VERSION_READ
+// SAME or CHANGED, THREW with the throw recorded), so a message's text never
+// crosses the boundary to be compared.
 const versionOf = (m) => JSON.stringify([m.mes, m.swipe_id ?? 0, m.extra?.display_text, m.name, m.is_user, m.is_system, m.role]);
-fx.version = (h, id, mesid, req) => {
+const requests = new Map(); // signal id → { m: message object, v: its version, next: a newer read (versionChanged) }
+const same = (v, r) => (v === r?.v ? VERSION.SAME : VERSION.CHANGED);
+// The version sameVersion last read, for the newRequest that may follow
+// for the same message (C122: a new request keeps the version just read).
+let lastRead = null;
+// C122: may request req's entry serve the object at mesid now?
+fx.sameVersion = (h, id, mesid, req) => {
+  lastRead = null;
   try {
-    const m = req ? requests.get(req) : messageOf(hosts.get(h), id, mesid);
-    return core.writeStr(versionOf(m));
+    const v = versionOf(messageOf(hosts.get(h), id, mesid));
+    lastRead = { h, id, mesid, v };
+    return same(v, requests.get(req));
   } catch (e) { recordThrow(e); return VERSION.THREW; }
 };
-// C125's "same object at mesid" (messageAt) and, when it holds, the
-// request's version, in one crossing: VERSION_READ.NOT_THERE when it does
-// not hold (a throw of getMessages included, as Go's current() treats it).
+// C117: has request req's own object changed since its version was read?
+// The new read becomes its version only once Go has formatted the base
+// afresh for it (adoptVersion).
+fx.versionChanged = (req) => {
+  const r = requests.get(req);
+  try { const v = versionOf(r.m); r.next = v; return same(v, r); } catch (e) { recordThrow(e); return VERSION.THREW; }
+};
+fx.adoptVersion = (req) => {
+  const r = requests.get(req);
+  if (r !== undefined && r.next !== undefined) { r.v = r.next; r.next = undefined; }
+};
+// C125's "same object at mesid" (messageAt) and, when it holds, whether the
+// request's object still has its version (C119), in one crossing:
+// VERSION_READ.NOT_THERE when it does not hold (a throw of getMessages
+// included, as Go's current() treats it).
 const thereNow = (h, id, mesid) => {
   try {
     const m = hosts.get(h).getMessages.call(undefined)[mesid];
     return isObject(m) && idOf(m) === id;
   } catch { return false; }
 };
+const sameNow = (req) => { const r = requests.get(req); return same(versionOf(r.m), r); }; // (throws as versionOf)
 fx.currentVersion = (h, id, mesid, req) => {
   if (!thereNow(h, id, mesid)) return VERSION.NOT_THERE;
-  try { return core.writeStr(versionOf(requests.get(req))); } catch (e) { recordThrow(e); return VERSION.THREW; }
+  try { return sameNow(req); } catch (e) { recordThrow(e); return VERSION.THREW; }
 };
 // A processor request: its AbortController, holding its message object for
-// the processors (C116) until Go releases the signal.
-const requests = new Map(); // signal id → message object
+// the processors (C116) and its version, with the version sameVersion just
+// read for the message.
 fx.newRequest = (h, id, mesid) => {
   const sig = fx.newSignal();
+  const read = lastRead;
+  lastRead = null;
   let m;
-  try { m = messageOf(hosts.get(h), id, mesid); } catch { /* getMessages threw: the version read reports it */ }
-  requests.set(sig, m);
+  let v;
+  try { m = messageOf(hosts.get(h), id, mesid); } catch { /* getMessages threw: the next version read reports it */ }
+  if (read !== null && read.h === h && read.id === id && read.mesid === mesid) v = read.v;
+  else try { v = versionOf(m); } catch { /* likewise */ }
+  requests.set(sig, { m, v, next: undefined });
   return sig;
 };
 // C122's new request when no cache entry can be used: the version of the
-// object at mesid, then (unless that threw) its request, in one crossing:
-// the version's units go into Go's buffer, then the signal (two units).
+// object at mesid, then (unless that threw) its request, in one crossing;
+// the signal, or THREW.
 fx.versionedRequest = (h, id, mesid) => {
   let m;
   let v;
   try { m = messageOf(hosts.get(h), id, mesid); v = versionOf(m); } catch (e) { recordThrow(e); return VERSION.THREW; }
   const sig = fx.newSignal();
-  requests.set(sig, m);
-  const n = v.length;
-  const u = core.view(n + 2);
-  for (let i = 0; i < n; i++) u[i] = v.charCodeAt(i);
-  u[n] = sig & 0xffff; u[n + 1] = sig >>> 16;
-  return n;
+  requests.set(sig, { m, v, next: undefined });
+  return sig;
 };
 const ctxs = new Map(); // signal id → the request's one frozen ctx (C116)
 const bases = new Map(); // processor call token → its renderBase Promise's resolvers
@@ -303,7 +328,7 @@ const bases = new Map(); // processor call token → its renderBase Promise's re
 fx.callProcessor = (h, token, prepare, msg, mesid, sig) => {
   let ctx = ctxs.get(sig);
   if (ctx === undefined) {
-    ctx = Object.freeze({ message: requests.get(sig), mesid, signal: signalOf(sig) });
+    ctx = Object.freeze({ message: requests.get(sig)?.m, mesid, signal: signalOf(sig) });
     ctxs.set(sig, ctx);
   }
   let base;
@@ -326,21 +351,15 @@ fx.callProcessor = (h, token, prepare, msg, mesid, sig) => {
     (v) => {
       bases.delete(token);
       if (typeof v !== 'string') { done(core.ex.cs_processor_done(h, token, kindOf(v), 0, VERSION.UNREAD)); return; }
-      // C119's read (currentVersion) goes with a result for a live request:
-      // the HTML's units, then the version's. Go takes it first thing, with
-      // no JS run since. A throw is left for Go's own read to record.
+      // C119's read (currentVersion) goes with a result for a live request.
+      // Go takes it first thing, with no JS run since. A throw is left for
+      // Go's own read to record.
       let cur = VERSION.UNREAD;
-      let ver = '';
       if (signalOf(sig)?.aborted === false) {
         if (!thereNow(h, msg, mesid)) cur = VERSION.NOT_THERE;
-        else try { ver = versionOf(requests.get(sig)); cur = ver.length; } catch { /* Go reads again */ }
+        else try { cur = sameNow(sig); } catch { /* Go reads again */ }
       }
-      const n = core.writeStr(v);
-      if (cur > 0) { // after the HTML (growing the buffer keeps it)
-        const u = core.view(n + cur);
-        for (let i = 0; i < cur; i++) u[n + i] = ver.charCodeAt(i);
-      }
-      done(core.ex.cs_processor_done(h, token, kindOf(v), n, cur));
+      done(core.ex.cs_processor_done(h, token, kindOf(v), core.writeStr(v), cur));
     },
     (e) => { bases.delete(token); recordThrow(e); processed(core.ex.cs_processor_failed(h, token)); },
   );

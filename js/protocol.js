@@ -92,8 +92,10 @@ export const SURFACE_START = Object.freeze({
   HOOK: 6,
 });
 
-// C119's version read, when not a length (protocol/surface.go)
+// the facade's answers to Go's version comparisons (protocol/surface.go)
 export const VERSION_READ = Object.freeze({
+  SAME: 0,
+  CHANGED: 1,
   THREW: -1,
   NOT_THERE: -2,
   UNREAD: -3,

@@ -47,7 +47,8 @@ func Groups() []Group {
 			{"DEFAULTS", StartDefaults}, {"VALIDATE", StartValidate}, {"REQUIRED", StartRequired},
 			{"HOOK_ERROR", StartHookError}, {"GATE", StartGate}, {"DONE", StartDone}, {"HOOK", StartHook},
 		}, false, nil},
-		{"VERSION_READ", "C119's version read, when not a length (protocol/surface.go)", []Entry{
+		{"VERSION_READ", "the facade's answers to Go's version comparisons (protocol/surface.go)", []Entry{
+			{"SAME", VersionSame}, {"CHANGED", VersionChanged},
 			{"THREW", VersionThrew}, {"NOT_THERE", VersionNotThere}, {"UNREAD", VersionUnread},
 		}, false, nil},
 		{"CLAIM", "cs_claim's answer besides OK and a contained panic (protocol/surface.go)", []Entry{

@@ -38,10 +38,12 @@ const (
 	StartHook             // hooks.chatSurface, hooks.activate → the hook key to call (chatsurface.StartupHook)
 )
 
-// What the facade answers for C119's read of a message's version
-// (currentVersion, and the read that goes with cs_processor_done), other than
-// the version's length in units.
+// What the facade answers when Go compares a message's version with a
+// request's (C119, C121, C122): the facade keeps the versions, so their
+// text never crosses. versionedRequest answers a signal (positive) or Threw.
 const (
+	VersionSame     = 0
+	VersionChanged  = 1
 	VersionThrew    = -1 // versionOf threw; the facade recorded the throw
 	VersionNotThere = -2 // another object (or none) is at the mesid, or getMessages threw
 	VersionUnread   = -3 // cs_processor_done: not read here (Go asks itself)

@@ -251,6 +251,21 @@ test('S77/C117: a change before renderBase re-formats the base; a remount or rei
   done();
 });
 
+test('C117/C119: a re-format that throws leaves the request its version, so the change fails the layer that made it', async () => {
+  behave.inner = async (ctx, renderBase) => {
+    ctx.message.mes = 'Y';
+    try { return await renderBase(); } catch (e) { return `<p>fallback: ${e.message}</p>`; }
+  };
+  const fmt = (m, i) => { if (m.mes === 'Y') throw new Error('no format'); return formatMessage(m, i); };
+  const { host, faults, done } = setup(messages(1), {}, { formatMessage: fmt });
+  const err = await host.open().then(() => null, (e) => e);
+  assert.equal(err?.message, 'ChatSurface content processor outer failed for message 0');
+  assert.equal(err.cause.message, 'ChatSurface content processor inner failed for message 0');
+  assert.equal(err.cause.cause.message, 'ChatSurface content processor inner changed message 0 after renderBase');
+  assert.deepEqual(faults, [err]);
+  done();
+});
+
 test('S80/C118/C127: an inner throw nests the causes; the epoch faults and nothing is prepared', async () => {
   behave.inner = () => { throw 'deep'; };
   const { host, text, faults, done } = setup(messages(1));

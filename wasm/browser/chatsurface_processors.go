@@ -127,10 +127,10 @@ func csRenderBase(host, token int32) (st int32) {
 }
 
 // cs_processor_done delivers prepare's fulfilment value for call token: its
-// kind (protocol KIND) and, for a string, its n units in the buffer, then
-// C119's read of the message's version that goes with it (cur: its length,
-// or protocol.VersionNotThere or VersionUnread). It returns 0, or a
-// settlement as takeInline describes.
+// kind (protocol KIND) and, for a string, its n units in the buffer, with
+// C119's read that goes with it (cur: protocol VERSION_READ SAME, CHANGED,
+// NOT_THERE or UNREAD). It returns 0, or a settlement as takeInline
+// describes.
 //
 //go:wasmexport cs_processor_done
 func csProcessorDone(host, token, kind, n, cur int32) (st int32) {
@@ -144,11 +144,8 @@ func csProcessorDone(host, token, kind, n, cur int32) (st int32) {
 	if jsvalue.Kind(kind) == jsvalue.String {
 		u := bridge.Buf()
 		v = chatsurface.Str(jsvalue.WTF8(u[:n]))
-		if cur >= 0 || cur == protocol.VersionNotThere {
-			e.read = versionRead{set: true, there: cur >= 0}
-			if cur >= 0 {
-				e.read.ver = jsvalue.WTF8(u[n : n+cur])
-			}
+		if cur == protocol.VersionSame || cur == protocol.VersionChanged || cur == protocol.VersionNotThere {
+			e.read = versionRead{set: true, there: cur != protocol.VersionNotThere, same: cur == protocol.VersionSame}
 		}
 	}
 	e.event(int(host), func(s *surfaceHost) { s.h.ProcessorDone(chatsurface.Token(token), v) })
@@ -177,48 +174,56 @@ func csProcessorFailed(host, token int32) (st int32) {
 	return bridge.OK
 }
 
-// Version is C121's version, written into the buffer (-1: it threw).
-func (c *surfaceCallbacks) Version(msg chatsurface.MessageID, mesid int, req chatsurface.Signal) (string, *chatsurface.JSValue) {
-	return c.version(c.e.call("version", c.host, int(msg), mesid, int(req)).Int())
-}
-
-func (c *surfaceCallbacks) version(n int) (string, *chatsurface.JSValue) {
-	if n < 0 {
-		return "", c.e.takeThrown()
+// The facade keeps each request's version (C121) with its message object
+// and answers Go's comparisons with protocol VERSION_READ codes: SAME,
+// CHANGED, or THREW (the throw recorded).
+func (c *surfaceCallbacks) same(r int) (bool, *chatsurface.JSValue) {
+	if r == protocol.VersionThrew {
+		return false, c.e.takeThrown()
 	}
-	return jsvalue.WTF8(bridge.Buf()[:n]), nil
+	return r == protocol.VersionSame, nil
 }
 
-// CurrentVersion: VersionNotThere when another object (or none) is at
-// mesid, else as Version. The read that came with the running
-// cs_processor_done answers, when there is one: no JS has run since.
-func (c *surfaceCallbacks) CurrentVersion(msg chatsurface.MessageID, mesid int, req chatsurface.Signal) (bool, string, *chatsurface.JSValue) {
+func (c *surfaceCallbacks) SameVersion(msg chatsurface.MessageID, mesid int, req chatsurface.Signal) (bool, *chatsurface.JSValue) {
+	return c.same(c.e.call("sameVersion", c.host, int(msg), mesid, int(req)).Int())
+}
+
+func (c *surfaceCallbacks) VersionChanged(req chatsurface.Signal) (bool, *chatsurface.JSValue) {
+	same, thrown := c.same(c.e.call("versionChanged", int(req)).Int())
+	return !same && thrown == nil, thrown
+}
+
+func (c *surfaceCallbacks) AdoptVersion(req chatsurface.Signal) { c.e.call("adoptVersion", int(req)) }
+
+// CurrentVersion: NOT_THERE when another object (or none) is at mesid,
+// else as SameVersion for the request's own object. The read that came
+// with the running cs_processor_done answers, when there is one: no JS has
+// run since.
+func (c *surfaceCallbacks) CurrentVersion(msg chatsurface.MessageID, mesid int, req chatsurface.Signal) (bool, bool, *chatsurface.JSValue) {
 	if r := c.e.read; r.set {
 		c.e.read = versionRead{}
-		return r.there, r.ver, nil
+		return r.there, r.same, nil
 	}
 	n := c.e.call("currentVersion", c.host, int(msg), mesid, int(req)).Int()
 	if n == protocol.VersionNotThere {
-		return false, "", nil
+		return false, false, nil
 	}
-	v, thrown := c.version(n)
-	return true, v, thrown
+	same, thrown := c.same(n)
+	return true, same, thrown
 }
 
 func (c *surfaceCallbacks) NewRequest(msg chatsurface.MessageID, mesid int) chatsurface.Signal {
 	return chatsurface.Signal(c.e.call("newRequest", c.host, int(msg), mesid).Int())
 }
 
-// VersionedRequest: the version's n units in the buffer, then the signal
-// (two units); -1 when the version threw (no request was made).
-func (c *surfaceCallbacks) VersionedRequest(msg chatsurface.MessageID, mesid int) (chatsurface.Signal, string, *chatsurface.JSValue) {
+// VersionedRequest: the request's signal, or THREW when the version threw
+// (no request was made).
+func (c *surfaceCallbacks) VersionedRequest(msg chatsurface.MessageID, mesid int) (chatsurface.Signal, *chatsurface.JSValue) {
 	n := c.e.call("versionedRequest", c.host, int(msg), mesid).Int()
-	v, thrown := c.version(n)
-	if thrown != nil {
-		return 0, "", thrown
+	if n == protocol.VersionThrew {
+		return 0, c.e.takeThrown()
 	}
-	u := bridge.Buf()
-	return chatsurface.Signal(uint32(u[n]) | uint32(u[n+1])<<16), v, nil
+	return chatsurface.Signal(n), nil
 }
 
 func (c *surfaceCallbacks) CallProcessor(token chatsurface.Token, prepare chatsurface.Ref, msg chatsurface.MessageID, mesid int, sig chatsurface.Signal) {

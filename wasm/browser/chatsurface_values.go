@@ -138,6 +138,6 @@ func (e *surfaceEdge) fail(err error) js.Value {
 type versionRead struct {
 	_     noCompare
 	set   bool
-	there bool   // the request's object is still at its mesid
-	ver   string // then its version
+	there bool // the request's object is still at its mesid
+	same  bool // then whether it still has the request's version
 }
