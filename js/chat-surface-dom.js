@@ -434,7 +434,11 @@ export class SurfaceDOM {
           case OP.HEIGHT: { const x = node(); x.style.setProperty('height', `${f()}px`); break; }
           case OP.CLONE: { const id = i32(); this.make(id, P.cloneNode.call(node(), false)); break; }
           case OP.DIV: { const id = i32(); this.make(id, (this.listening?.ownerDocument ?? globalThis.document).createElement('div')); break; }
-          case OP.SET_HTML: { const x = node(); x.innerHTML = s(); break; }
+          case OP.SET_HTML: { // (emptying needs no parser: the same change, one record; a template's innerHTML is its content's)
+            const x = node(); const v = s();
+            if (v === '' && x.localName !== 'template') P.replaceChildren.call(x); else x.innerHTML = v;
+            break;
+          }
           case OP.SWAP: {
             const from = node(); const to = node();
             P.replaceChildren.call(to, ...from.childNodes);
