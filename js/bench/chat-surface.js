@@ -13,6 +13,7 @@ import { makeRoot, formatMessage, materializer, messages } from '../test/chat-su
 import { installChatSurfaceApi, createChatSurfaceHost } from '../chat-surface.js';
 import { createPlainWindow } from './plain-window.js';
 import { createPlainChain } from './plain-chain.js';
+import { CHAIN } from './chain-processors.js';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -125,14 +126,7 @@ if (!PART) {
 }
 
 // ---- (3) a 3-processor chain over the visible window ----
-// The same chain for both: a badge wrapper (outermost), a highlighter, and
-// macro expansion (innermost), each awaiting renderBase() once.
-const WORLD = { char: 'Keeper', weather: 'rain' };
-const CHAIN = [
-  { id: 'bench/badge', async prepare(ctx, renderBase) { return `<div class="badge" data-m="${ctx.mesid}">${await renderBase()}</div>`; } },
-  { id: 'bench/highlight', async prepare(ctx, renderBase) { return (await renderBase()).replace(/rain/g, '<b>rain</b>'); } },
-  { id: 'bench/macros', async prepare(ctx, renderBase) { return (await renderBase()).replace(/\{\{(\w+)\}\}/g, (a, k) => WORLD[k] ?? a); } },
-];
+// The same chain for both (bench/chain-processors.js).
 const REFRESHES = Number(process.env.BENCH_REFRESHES ?? 30);
 
 async function processorRows() {

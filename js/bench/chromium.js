@@ -6,7 +6,9 @@
 // printed), per-frame main-thread script time (median and p95)
 // of tavern-core's host without and with an iframe-mounting participant,
 // and of the plain-JS window (bench/plain-window.js) side by side; frames
-// over 50 ms; jumpToMessage; and load to first painted message (also with
+// over 50 ms; jumpToMessage; the 3-processor chain of the Node bench
+// (bench/chain-processors.js) refreshed over the mounted messages, per
+// message, against bench/plain-chain.js; and load to first painted message (also with
 // the module requested before the page builds its chat), cold (a fresh
 // profile) and on a warm reload of the same page. The page is
 // bench/chromium/surface.html, served by the demo server on 127.0.0.1.
@@ -40,7 +42,10 @@ const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[s.len
 // The server compresses each file once per version; do that before timing.
 for (const f of ['dist/tavern-core.wasm', 'dist/tavern-core.js', 'dist/chat-surface.js']) await fetch(`${url}${f}`, { headers: { 'accept-encoding': 'br' } }).then((r) => r.arrayBuffer());
 try {
-  const run = async (page, query, loadOnly) => {
+  // mode: undefined runs the sweeps and jumps, 'chain' the chain's
+  // refreshes, true nothing past the load.
+  const run = async (page, query, mode) => {
+    const loadOnly = mode !== undefined;
     const errors = [];
     const onError = (e) => errors.push(e);
     page.on('pageerror', onError);
@@ -49,11 +54,13 @@ try {
     const firstPaint = await page.waitForFunction(() => window.bench.firstPaint, null, { timeout: 60000 }).then((h) => h.jsonValue());
     const sweep = loadOnly ? null : await page.evaluate((n) => window.bench.sweep(n, 9), FRAMES);
     const jumps = loadOnly ? null : await page.evaluate(() => window.bench.jumps());
+    const chain = mode === 'chain' ? await page.evaluate(() => window.bench.chain()) : null;
+    if (chain && !chain.done) throw new Error(`${query}: the chain did not process every mounted message`);
     page.off('pageerror', onError);
     if (errors.length) throw errors[0];
-    return { firstPaint, sweep, jumps };
+    return { firstPaint, sweep, jumps, chain };
   };
-  const configs = [['core', 'impl=core'], ['core+iframes', 'impl=core&participant=1'], ['plain', 'impl=plain'], ['core-early', 'impl=core&early=1', true], ['core-preload', 'impl=core&preload=1', true], ['core-both', 'impl=core&preload=1&early=1', true]];
+  const configs = [['core', 'impl=core'], ['core+iframes', 'impl=core&participant=1'], ['plain', 'impl=plain'], ['core-chain', 'impl=core&chain=1', 'chain'], ['plain-chain', 'impl=plain&chain=1', 'chain'], ['core-early', 'impl=core&early=1', true], ['core-preload', 'impl=core&preload=1', true], ['core-both', 'impl=core&preload=1&early=1', true]];
   const results = Object.fromEntries(configs.map(([k]) => [k, []]));
   { // The browser's own first-page costs are not the page's: one untimed load.
     const page = await context.newPage();
@@ -84,6 +91,7 @@ try {
     row(`chromium: ${label}, iframe participant (p95)`, m('core+iframes', (r) => r.sweep[pass].p95));
     console.log(`${`chromium: ${label}, frames over 50 ms (core/+iframes/plain)`.padEnd(58)} ${m('core', (r) => r.sweep[pass].longFrames)} / ${m('core+iframes', (r) => r.sweep[pass].longFrames)} / ${m('plain', (r) => r.sweep[pass].longFrames)} of ${FRAMES}`);
   }
+  row(`chromium: 3-processor refresh, per msg (${m('core-chain', (r) => r.chain.mounted)}/${m('plain-chain', (r) => r.chain.mounted)} mounted)`, m('core-chain', (r) => r.chain.median), m('plain-chain', (r) => r.chain.median));
   row('chromium: jumpToMessage (median)', m('core', (r) => r.jumps.median));
   row('chromium: jumpToMessage with iframe participant (median)', m('core+iframes', (r) => r.jumps.median));
   row('chromium: load to first painted message, cold', m('core', (r) => r.firstPaint), m('plain', (r) => r.firstPaint));

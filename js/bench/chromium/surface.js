@@ -3,11 +3,16 @@
 // (?impl=core, with ?participant=1 a participant that mounts an iframe
 // runtime for every code block, as the demo's does; with ?early=1 the page
 // requests the module before it builds its chat) or the plain-JS window of
-// bench/plain-window.js (?impl=plain). window.bench runs the sweeps.
+// bench/plain-window.js (?impl=plain). With ?chain=1 each side also runs
+// the 3-processor chain of bench/chain-processors.js (tavern-core's content
+// processors, or bench/plain-chain.js). window.bench runs the sweeps and the
+// chain's refreshes.
 
 const q = new URLSearchParams(location.search);
 const impl = q.get('impl') ?? 'core';
 const withParticipant = q.get('participant') === '1';
+const withChain = q.get('chain') === '1';
+const { CHAIN } = withChain ? await import('../chain-processors.js') : {};
 // ?early=1: the page asks for the module before it builds its chat, as a
 // host that loads its extensions at start-up does (SillyTavern loads them
 // before it fetches a chat); the module's fetch and compile then overlap
@@ -63,13 +68,21 @@ if (impl === 'core') {
       },
     });
   }
+  let reg;
+  if (withChain) for (const p of CHAIN) reg = api.registerContentProcessor(p); // before the first projection (C113)
   const host = createChatSurfaceHost({ root, getMessages: () => chat, materialize, formatMessage, emit() {} });
-  view = { open: () => host.open(), jump: (t) => host.jumpToMessage(t), host };
+  view = { open: () => host.open(), jump: (t) => host.jumpToMessage(t), host, refresh: reg ? () => reg.refresh() : null };
   window.__benchHost = host;
 } else {
   const { createPlainWindow } = await import('../plain-window.js');
   const w = createPlainWindow({ root, getMessages: () => chat, materialize, requestAnimationFrame: (cb) => requestAnimationFrame(cb) });
-  view = { open: () => w.open(), jump: null };
+  let refresh = null;
+  if (withChain) {
+    const { createPlainChain } = await import('../plain-chain.js');
+    const pc = createPlainChain({ processors: CHAIN, formatMessage, getMessages: () => chat });
+    refresh = () => pc.refresh([...root.querySelectorAll(':scope > .mes')]);
+  }
+  view = { open: () => w.open(), jump: null, refresh };
 }
 
 const frame = () => new Promise((r) => window.__untimedRaf(r));
@@ -118,6 +131,28 @@ window.bench = {
     for (let i = 0; i < 20; i++) await frame();
     const measured = await pass();
     return { delta, frames, first, measured };
+  },
+  // refresh() of the chain over the mounted messages, n times: the time
+  // until its Promise settles plus the script of the frames that follow it
+  // (geometry commits of content that changed size), per message.
+  async chain(n = 30) {
+    if (!view.refresh) return null;
+    const mounted = () => root.querySelectorAll(':scope > .mes').length;
+    await view.refresh(); // the first turns the formatted content into processed content
+    for (let i = 0; i < 5; i++) await frame();
+    const per = [];
+    const settled = [];
+    for (let i = 0; i < n; i++) {
+      const t0 = performance.now();
+      await view.refresh();
+      const t = performance.now() - t0;
+      window.__script = 0;
+      for (let k = 0; k < 2; k++) await frame();
+      per.push((t + window.__script) / mounted());
+      settled.push(t / mounted());
+    }
+    const done = root.querySelectorAll(':scope > .mes > .mes_text > .badge').length === mounted();
+    return { median: median(per), settled: median(settled), mounted: mounted(), done };
   },
   async jumps(n = 15) {
     if (!view.jump) return null;
