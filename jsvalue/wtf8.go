@@ -12,27 +12,20 @@ import (
 
 // WTF8 converts code units to WTF-8.
 func WTF8(u []uint16) string {
-	// ASCII (most HTML, every version) in one pass: the bytes are the units.
+	// The ASCII run (all of most HTML, of every version) in one pass: its
+	// bytes are its units.
 	b := make([]byte, len(u))
+	n := len(u)
 	for i, c := range u {
 		if c >= 0x80 {
-			out := make([]byte, i, i+3*(len(u)-i)) // (at most three bytes a unit)
-			copy(out, b[:i])
-			return owned(appendWTF8(out, u[i:]))
+			n = i
+			break
 		}
 		b[i] = byte(c)
 	}
-	return owned(b)
-}
-
-// appendWTF8 appends the WTF-8 of u to b.
-func appendWTF8(b []byte, u []uint16) []byte {
-	for i := 0; i < len(u); i++ {
+	b = b[:n]
+	for i := n; i < len(u); i++ {
 		c := rune(u[i])
-		if c < 0x80 {
-			b = append(b, byte(c))
-			continue
-		}
 		if utf16.IsSurrogate(c) {
 			if c < 0xDC00 && i+1 < len(u) && u[i+1] >= 0xDC00 && u[i+1] < 0xE000 {
 				b = utf8.AppendRune(b, utf16.DecodeRune(c, rune(u[i+1])))
@@ -44,7 +37,7 @@ func appendWTF8(b []byte, u []uint16) []byte {
 		}
 		b = utf8.AppendRune(b, c)
 	}
-	return b
+	return owned(b)
 }
 
 // owned is b as a string without a copy: b is the caller's own and never
@@ -64,16 +57,7 @@ func FromWTF8(s string) []uint16 { return AppendUnits(make([]uint16, 0, len(s)),
 // buffer that is already there (the DOM batch, the shared text buffer)
 // costs no allocation per string.
 func AppendUnits(dst []uint16, s string) []uint16 {
-	// Room for every byte as one unit (never fewer units than bytes), then
-	// the ASCII run by index: no capacity check per unit.
-	n := len(dst)
-	dst = append(dst, make([]uint16, len(s))...)
-	i := 0
-	for ; i < len(s) && s[i] < 0x80; i++ {
-		dst[n+i] = uint16(s[i])
-	}
-	dst = dst[:n+i]
-	for i < len(s) {
+	for i := 0; i < len(s); {
 		c := s[i]
 		if c < 0x80 {
 			dst = append(dst, uint16(c))
@@ -85,9 +69,9 @@ func AppendUnits(dst []uint16, s string) []uint16 {
 			i += 3
 			continue
 		}
-		r, w := utf8.DecodeRuneInString(s[i:])
+		r, n := utf8.DecodeRuneInString(s[i:])
 		dst = utf16.AppendRune(dst, r)
-		i += w
+		i += n
 	}
 	return dst
 }
