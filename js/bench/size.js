@@ -4,15 +4,14 @@
 // section; `go tool nm` does not read wasm).
 import { readFileSync } from 'node:fs';
 import zlib from 'node:zlib';
+import { BROTLI_BUDGET, brotliSize } from './size-budget.js';
 
 const path = process.argv[2] ?? new URL('../tavern-core.wasm', import.meta.url);
 const b = readFileSync(path);
-const br = zlib.brotliCompressSync(b, {
-  params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: b.length },
-}).length;
+const br = brotliSize(b);
 const gz = zlib.gzipSync(b, { level: 9 }).length;
 const kb = (n) => `${(n / 1024).toFixed(0)} KiB`;
-console.log(`tavern-core.wasm: ${b.length} bytes raw (${kb(b.length)}), ${br} bytes brotli -q11 (${kb(br)}), ${gz} bytes gzip -9 (${kb(gz)})`);
+console.log(`tavern-core.wasm: ${b.length} bytes raw (${kb(b.length)}), ${br} bytes brotli -q11 (${kb(br)}; budget ${BROTLI_BUDGET}${br > BROTLI_BUDGET ? ', OVER' : ''}), ${gz} bytes gzip -9 (${kb(gz)})`);
 
 if (process.argv[3]) {
   const w = readFileSync(process.argv[3]);
