@@ -18,7 +18,7 @@ GO_SOURCES := $(shell find . -name '*.go' -not -path './js/node_modules/*') go.m
 # instead of segfaulting Node (docs/architecture.md).
 STACK := ulimit -s 65536 2>/dev/null || ulimit -s unlimited 2>/dev/null || true
 
-.PHONY: pack all build wasm browser host-wasm dsh-plugin node_modules test test-go test-wasm test-js test-e2e test-sillytavern test-sillytavern-if-present sillytavern test-dsh vet bench bench-sillytavern size demo fuzz clean
+.PHONY: pack all build wasm browser host-wasm dsh-plugin node_modules test test-go test-wasm test-js test-e2e test-sillytavern test-sillytavern-if-present sillytavern test-dsh vet bench bench-sillytavern size demo demo-port fuzz clean
 
 all: build
 
@@ -175,8 +175,13 @@ size: wasm
 pack: wasm host-wasm
 	cd $(JS) && node pack.js ../dist/npm
 
-demo: browser host-wasm node_modules
+demo: demo-port browser host-wasm node_modules
 	cd $(JS) && node demo/server.js
+
+# A bad or busy PORT stops `make demo` before it rebuilds the files a
+# running demo serves (js/demo/port.js).
+demo-port:
+	@node $(JS)/demo/port.js
 
 # Every fuzz target in turn, FUZZTIME each (make fuzz FUZZTIME=5m): the
 # list is found in the sources, so a new target is never skipped. Their

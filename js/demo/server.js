@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { editorDemo, editorDemoHandles } from './editor-host.js';
+import { DEFAULT_PORT, listenFailure, parsePort } from './port.js';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const TYPES = {
@@ -254,7 +255,7 @@ function fail(res, err) {
   json(res, status, { error: message }, err.headers ?? {});
 }
 
-export function startDemoServer({ port = 8787, host = '127.0.0.1', dataDir } = {}) {
+export function startDemoServer({ port = DEFAULT_PORT, host = '127.0.0.1', dataDir } = {}) {
   dataDir ??= resolve(ROOT, '..', 'demo-data');
   const store = chatStore(dataDir);
   let authority;
@@ -311,17 +312,12 @@ export function startDemoServer({ port = 8787, host = '127.0.0.1', dataDir } = {
   });
 }
 
-/** The message for a port that cannot be had, with what to do about it. */
-export function listenFailure(err, port) {
-  if (err?.code === 'EADDRINUSE') {
-    return `Port ${port} is already in use (another demo still running?). Stop it, or pick another port: PORT=${Number(port) + 1} make demo`;
-  }
-  if (err?.code === 'EACCES') return `Port ${port} needs privileges here; pick one above 1023: PORT=8787 make demo`;
-  return `The demo server could not start: ${err?.message ?? err}`;
-}
-
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const port = Number(process.env.PORT ?? 8787);
+  const port = parsePort(process.env.PORT);
+  if (port instanceof Error) {
+    console.error(port.message);
+    process.exit(1);
+  }
   try {
     const { url, store } = await startDemoServer({ port, dataDir: process.env.DEMO_DATA });
     console.log(`tavern-core demo on ${url} (Ctrl-C to stop); chat saved to ${store.file}`);

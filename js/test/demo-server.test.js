@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import http from 'node:http';
 import { startDemoServer } from '../demo/server.js';
 
 const SERVER = fileURLToPath(new URL('../demo/server.js', import.meta.url));
+const PORT_CHECK = fileURLToPath(new URL('../demo/port.js', import.meta.url));
 const WASM = fileURLToPath(new URL('../tavern-core.wasm', import.meta.url));
 
 async function demo(t) {
@@ -204,4 +205,22 @@ test('demo server: a busy port says which port and how to pick another', async (
   assert.match(err, new RegExp(`Port ${port} is already in use`));
   assert.match(err, /PORT=\d+ make demo/);
   assert.doesNotMatch(err, /at Server\.|node:net/, 'no stack trace');
+});
+
+test('demo server: a PORT that is not a port number is refused with what it must be', () => {
+  for (const bad of ['abc', '-1', '1.5', '70000', '0x10']) {
+    const r = spawnSync(process.execPath, [SERVER], { env: { ...process.env, PORT: bad, DEMO_DATA: mkdtempSync(join(tmpdir(), 'tavern-demo-port-')) }, encoding: 'utf8', timeout: 30000 });
+    assert.equal(r.status, 1, bad);
+    assert.match(r.stderr, /PORT must be a whole number from 0 to 65535/, bad);
+    assert.doesNotMatch(r.stderr, /NaN|at Server\.|node:net/, 'no raw Node error');
+  }
+});
+
+test('demo server: make demo checks a busy port before it rebuilds what a running demo serves (demo/port.js)', async (t) => {
+  const { port } = await demo(t);
+  const r = spawnSync(process.execPath, [PORT_CHECK], { env: { ...process.env, PORT: String(port) }, encoding: 'utf8', timeout: 30000 });
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, new RegExp(`Port ${port} is already in use`));
+  const free = spawnSync(process.execPath, [PORT_CHECK], { env: { ...process.env, PORT: '0' }, encoding: 'utf8', timeout: 30000 });
+  assert.equal(free.status, 0, free.stderr);
 });
