@@ -39,10 +39,15 @@ export interface ChatSurfaceApi {
 export function installChatSurfaceApi(target: object, options: { managed: boolean }): ChatSurfaceApi;
 
 export interface ChatSurfaceHostOptions<M extends object = object> {
+  /** The surface root (`#chat`), the scroll container. */
   root: HTMLElement;
+  /** chat[] as it is now. */
   getMessages(): M[];
+  /** A new parentless `.mes` root whose `.mes_text` holds exactly `formatMessage(message, mesid)` (C30). */
   materialize(message: M, mesid: number): HTMLElement;
+  /** The content HTML of one message. */
   formatMessage(message: M, mesid: number): string;
+  /** The page's event bus; only `finishContent` uses it, and may await what it returns. */
   emit(event: string, mesid: number, ...args: unknown[]): unknown;
   managed?: boolean;
   runtimeLimit?: number;

@@ -2,7 +2,7 @@
 import type { MessageEditorHandle } from './message-takeover.js';
 
 /** O2: the codes an EditorOpsError carries ('internal' for a contained core fault). */
-export type EditorOpsErrorCode = 'invalid_offset' | 'patch_not_found' | 'patch_ambiguous' | 'internal';
+export type EditorOpsErrorCode = 'invalid_offset' | 'patch_not_found' | 'patch_ambiguous' | 'reentry_too_deep' | 'internal';
 
 /** O2: `details.reason` of an `invalid_offset` error. */
 export type InvalidOffsetReason =

@@ -9,6 +9,7 @@ export type TakeoverErrorCode =
   | 'editor_aborted'
   | 'editor_discarded'
   | 'invalid_op_for_continue'
+  | 'reentry_too_deep'
   | 'internal';
 
 export class TakeoverError extends Error {
