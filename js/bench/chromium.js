@@ -8,7 +8,7 @@
 // and of the plain-JS window (bench/plain-window.js) side by side; frames
 // over 50 ms; jumpToMessage; the 3-processor chain of the Node bench
 // (bench/chain-processors.js) refreshed over the mounted messages, per
-// message, against bench/plain-chain.js; and load to first painted message (also with
+// message, against bench/plain-chain.js (also with ~3 KB messages); and load to first painted message (also with
 // the module requested before the page builds its chat), cold (a fresh
 // profile) and on a warm reload of the same page. The page is
 // bench/chromium/surface.html, served by the demo server on 127.0.0.1.
@@ -60,7 +60,7 @@ try {
     if (errors.length) throw errors[0];
     return { firstPaint, sweep, jumps, chain };
   };
-  const configs = [['core', 'impl=core'], ['core+iframes', 'impl=core&participant=1'], ['plain', 'impl=plain'], ['core-chain', 'impl=core&chain=1', 'chain'], ['plain-chain', 'impl=plain&chain=1', 'chain'], ['core-early', 'impl=core&early=1', true], ['core-preload', 'impl=core&preload=1', true], ['core-both', 'impl=core&preload=1&early=1', true]];
+  const configs = [['core', 'impl=core'], ['core+iframes', 'impl=core&participant=1'], ['plain', 'impl=plain'], ['core-chain', 'impl=core&chain=1', 'chain'], ['plain-chain', 'impl=plain&chain=1', 'chain'], ['core-chain-long', 'impl=core&chain=1&long=1', 'chain'], ['plain-chain-long', 'impl=plain&chain=1&long=1', 'chain'], ['core-early', 'impl=core&early=1', true], ['core-preload', 'impl=core&preload=1', true], ['core-both', 'impl=core&preload=1&early=1', true]];
   const results = Object.fromEntries(configs.map(([k]) => [k, []]));
   { // The browser's own first-page costs are not the page's: one untimed load.
     const page = await context.newPage();
@@ -92,6 +92,7 @@ try {
     console.log(`${`chromium: ${label}, frames over 50 ms (core/+iframes/plain)`.padEnd(58)} ${m('core', (r) => r.sweep[pass].longFrames)} / ${m('core+iframes', (r) => r.sweep[pass].longFrames)} / ${m('plain', (r) => r.sweep[pass].longFrames)} of ${FRAMES}`);
   }
   row(`chromium: 3-processor refresh, per msg (${m('core-chain', (r) => r.chain.mounted)}/${m('plain-chain', (r) => r.chain.mounted)} mounted)`, m('core-chain', (r) => r.chain.median), m('plain-chain', (r) => r.chain.median));
+  row(`chromium: … with ~3 KB messages (${m('core-chain-long', (r) => r.chain.mounted)}/${m('plain-chain-long', (r) => r.chain.mounted)} mounted)`, m('core-chain-long', (r) => r.chain.median), m('plain-chain-long', (r) => r.chain.median));
   row('chromium: jumpToMessage (median)', m('core', (r) => r.jumps.median));
   row('chromium: jumpToMessage with iframe participant (median)', m('core+iframes', (r) => r.jumps.median));
   row('chromium: load to first painted message, cold', m('core', (r) => r.firstPaint), m('plain', (r) => r.firstPaint));

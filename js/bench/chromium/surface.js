@@ -12,6 +12,9 @@ const q = new URLSearchParams(location.search);
 const impl = q.get('impl') ?? 'core';
 const withParticipant = q.get('participant') === '1';
 const withChain = q.get('chain') === '1';
+// ?long=1: messages of ~3 KB (400–440 words), as long as many a real chat's
+// replies, instead of 6–46 words.
+const long = q.get('long') === '1';
 const { CHAIN } = withChain ? await import('../chain-processors.js') : {};
 // ?early=1: the page asks for the module before it builds its chat, as a
 // host that loads its extensions at start-up does (SillyTavern loads them
@@ -27,7 +30,7 @@ const WORDS = 'the a tavern lantern rain road keeper map song ember quiet river 
 let seed = 7;
 const rnd = () => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed / 0x7fffffff; };
 const chat = Array.from({ length: 10000 }, (_, i) => {
-  const n = 6 + Math.floor(rnd() * 40);
+  const n = (long ? 400 : 6) + Math.floor(rnd() * 40);
   const m = { mes: `#${i}: ${Array.from({ length: n }, () => WORDS[Math.floor(rnd() * WORDS.length)]).join(' ')}.` };
   if (i % 7 === 3) m.code = `render(${i});`;
   return m;
