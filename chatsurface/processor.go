@@ -16,7 +16,11 @@ import "tavern-core/jsvalue"
 //     and returns it, later calls return that identical Promise; Go settles it
 //     with ProcessorCallbacks.SettleBase, possibly before RenderBase returns.
 //   - prepare's Promise settles into Host.ProcessorDone(token, value) or
-//     Host.ProcessorFailed(token, thrown).
+//     Host.ProcessorFailed(token, thrown); a string the bridge keeps for the
+//     length of the call settles into Host.ProcessorDoneHeld(token) instead:
+//     an inner layer's HTML then goes to the layer outside it without
+//     crossing (SettleBaseHeld), and only the outermost layer's crosses, once
+//     (HeldText), for the cache.
 //   - Promises of render()/open(), finishContent and refresh() are created by
 //     the bridge with a Wait id and settled by ProcessorCallbacks.Settle.
 
@@ -73,6 +77,11 @@ type ProcessorCallbacks interface {
 	// SettleBase resolves (err nil) or rejects the Promise renderBase()
 	// returned for token.
 	SettleBase(token Token, html string, err error)
+	// SettleBaseHeld resolves token's renderBase() Promise with the string
+	// the bridge keeps as layer from's result (ProcessorDoneHeld, during
+	// that call only); HeldText reads that string.
+	SettleBaseHeld(token, from Token)
+	HeldText(from Token) string
 	// AbortRequest aborts a request's signal with an AbortError (C126).
 	AbortRequest(s Signal)
 	// Settle settles a waiting Promise: err non-nil rejects with it; else,
@@ -444,6 +453,30 @@ func (h *Host) ProcessorDone(token Token, v Value) {
 		h.layerFailed(l, newTypeError(CodeProcessor, "prepare must return an HTML string"), currentAsk)
 		return
 	}
+	h.layerDone(l, layerHTML{s: v.Str})
+}
+
+// ProcessorDoneHeld is ProcessorDone for a string result the bridge keeps
+// while this call runs (ProcessorCallbacks.SettleBaseHeld, HeldText).
+func (h *Host) ProcessorDoneHeld(token Token) {
+	defer h.doc.Sync() // the batch this call queued reaches the DOM
+	l := h.proc.tokens[token]
+	if l == nil || l.settled {
+		return
+	}
+	h.layerDone(l, layerHTML{held: token})
+}
+
+// layerHTML is a layer's HTML: its text, or the token of the layer whose
+// result the bridge keeps (held non-zero).
+type layerHTML struct {
+	s    string
+	held Token
+}
+
+// layerDone is C119's check of a layer that fulfilled with HTML, then its
+// settlement.
+func (h *Host) layerDone(l *layer, html layerHTML) {
 	req := l.req
 	cur, same, thrown := false, false, (*JSValue)(nil)
 	if h.currentHere(req) {
@@ -462,7 +495,7 @@ func (h *Host) ProcessorDone(token Token, v Value) {
 		h.layerFailed(l, newError(CodeProcessor, "ChatSurface content processor "+
 			h.page.processors[l.i].ID+" changed message "+itoa(req.mesid)+" after renderBase"), known)
 	default:
-		h.settleLayer(l, v.Str, nil, known)
+		h.settleLayer(l, html, nil, known)
 	}
 }
 
@@ -487,26 +520,34 @@ func (h *Host) ProcessorFailed(token Token, thrown *JSValue) {
 
 // layerFailed wraps a layer's failure with the processor id and mesid (C118).
 func (h *Host) layerFailed(l *layer, cause error, known int) {
-	h.settleLayer(l, "", causedError(CodeProcessor,
+	h.settleLayer(l, layerHTML{}, causedError(CodeProcessor,
 		"ChatSurface content processor "+h.page.processors[l.i].ID+" failed for message "+itoa(l.req.mesid), cause), known)
 }
 
 // settleLayer settles the outer layer's renderBase with this layer's
 // outcome, or the request when this is the outermost layer (known as
-// finish takes it).
-func (h *Host) settleLayer(l *layer, html string, err error, known int) {
+// finish takes it). HTML the bridge keeps crosses only for the request's
+// result.
+func (h *Host) settleLayer(l *layer, html layerHTML, err error, known int) {
 	l.settled = true
 	delete(h.proc.tokens, l.token)
 	req := l.req
 	if l.i == 0 {
-		h.finish(req, html, err, known)
+		if err == nil && html.held != 0 {
+			html.s = h.pcb().HeldText(html.held)
+		}
+		h.finish(req, html.s, err, known)
 		return
 	}
 	outer := &req.layers[l.i-1]
 	if outer.settled || req.settled {
 		return
 	}
-	h.pcb().SettleBase(outer.token, html, err)
+	if err == nil && html.held != 0 {
+		h.pcb().SettleBaseHeld(outer.token, html.held)
+		return
+	}
+	h.pcb().SettleBase(outer.token, html.s, err)
 }
 
 // current is C125: not aborted, still the cache entry, and the same object

@@ -34,6 +34,7 @@ type fakeProcs struct {
 	settled map[Wait]*settled
 	evals   map[string]int // calls per processor id
 	read    string         // the version SameVersion last read, for NewRequest
+	held    map[Token]string // results the bridge keeps during ProcessorDoneHeld
 }
 
 // version is C121's version of message object msg as the fake keeps it.
@@ -72,6 +73,29 @@ func (j *fakeJS) CallProcessor(tok Token, prep Ref, msg MessageID, mesid int, s 
 	j.pc.evals[c.id]++
 	j.pc.run[prep](c)
 }
+func (j *fakeJS) SettleBaseHeld(tok, from Token) {
+	html, ok := j.pc.held[from]
+	if !ok {
+		j.t.Fatalf("SettleBaseHeld(%d, %d): nothing held for %d", tok, from, from)
+	}
+	j.SettleBase(tok, html, nil)
+}
+func (j *fakeJS) HeldText(from Token) string {
+	html, ok := j.pc.held[from]
+	if !ok {
+		j.t.Fatalf("HeldText(%d): nothing held", from)
+	}
+	return html
+}
+
+// doneHeld fulfils call c with html as the bridge does: kept for the
+// length of the ProcessorDoneHeld call only.
+func (h *harness) doneHeld(c *pcall, html string) {
+	h.js.pc.held[c.token] = html
+	h.host.ProcessorDoneHeld(c.token)
+	delete(h.js.pc.held, c.token)
+}
+
 func (j *fakeJS) SettleBase(tok Token, html string, err error) {
 	for _, c := range j.pc.calls {
 		if c.token == tok && c.onBase != nil {
@@ -98,7 +122,7 @@ var _ ProcessorCallbacks = (*fakeJS)(nil)
 
 func procHarness(t *testing.T, msgs ...string) *harness {
 	h := staticHarness(t, msgs...)
-	h.js.pc = fakeProcs{run: map[Ref]func(*pcall){}, ids: map[Ref]string{}, settled: map[Wait]*settled{}, evals: map[string]int{}}
+	h.js.pc = fakeProcs{run: map[Ref]func(*pcall){}, ids: map[Ref]string{}, settled: map[Wait]*settled{}, evals: map[string]int{}, held: map[Token]string{}}
 	return h
 }
 
@@ -123,7 +147,7 @@ func (h *harness) wrapping(id string) {
 				h.host.ProcessorFailed(c.token, h.js.throw(err))
 				return
 			}
-			h.host.ProcessorDone(c.token, Str(id+"("+html+")"))
+			h.doneHeld(c, id+"("+html+")") // as the bridge fulfils with a string
 		}
 		h.host.RenderBase(c.token)
 	})
@@ -960,13 +984,27 @@ func (c *countingJS) VersionedRequest(msg MessageID, mesid int) (Signal, *JSValu
 	c.n["versionedRequest"]++
 	return c.fakeJS.VersionedRequest(msg, mesid)
 }
+func (c *countingJS) SettleBase(tok Token, html string, err error) {
+	c.n["settleBase"]++
+	c.fakeJS.SettleBase(tok, html, err)
+}
+func (c *countingJS) SettleBaseHeld(tok, from Token) {
+	c.n["settleBaseHeld"]++
+	c.fakeJS.SettleBaseHeld(tok, from)
+}
+func (c *countingJS) HeldText(from Token) string {
+	c.n["heldText"]++
+	return c.fakeJS.HeldText(from)
+}
 
 // C122, C125 (issue 13): per message, a refresh of a 3-processor chain
 // asks chat[] once for C51's identity check (the outermost layer's C119 read
 // answers C125's test for its result), reads the version once for the new
 // request together with the request itself (no entry can be used after
 // refresh() cleared them) and once more for the innermost layer's base
-// (C117), and once per layer as it settles (C119).
+// (C117), and once per layer as it settles (C119). The HTML crosses twice:
+// the base into the innermost layer, the outermost layer's result out; an
+// inner layer's result reaches the layer outside it without crossing.
 func TestC125_RefreshCrossingsPerMessage(t *testing.T) {
 	h := procHarness(t, "a", "b", "c", "d")
 	for _, id := range []string{"p", "q", "r"} {
@@ -987,7 +1025,8 @@ func TestC125_RefreshCrossingsPerMessage(t *testing.T) {
 	if s := h.js.pc.settled[9]; s == nil || s.err != nil {
 		t.Fatalf("refresh settled %+v", s)
 	}
-	want := map[string]int{"messageAt": 4, "versionedRequest": 4, "versionChanged": 4, "currentVersion": 12}
+	want := map[string]int{"messageAt": 4, "versionedRequest": 4, "versionChanged": 4, "currentVersion": 12,
+		"settleBase": 4, "settleBaseHeld": 8, "heldText": 4}
 	for k, v := range want {
 		if cj.n[k] != v {
 			t.Errorf("%s: %d calls for 4 messages, want %d (%v)", k, cj.n[k], v, cj.n)

@@ -86,6 +86,11 @@ func (s *syncJS) SettleBase(token Token, html string, err error) {
 	s.doc.syncForJS()
 	s.pc.SettleBase(token, html, err)
 }
+func (s *syncJS) SettleBaseHeld(token, from Token) {
+	s.doc.syncForJS()
+	s.pc.SettleBaseHeld(token, from)
+}
+func (s *syncJS) HeldText(from Token) string { return s.pc.HeldText(from) }
 func (s *syncJS) AbortRequest(sig Signal) { s.doc.syncForJS(); s.pc.AbortRequest(sig) }
 func (s *syncJS) Settle(w Wait, emit bool, err error) {
 	s.doc.syncForJS()

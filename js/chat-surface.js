@@ -15,7 +15,7 @@ import './editor-ops-api.js';
 import './takeover-host-api.js';
 import { kindOf } from './codec.js';
 import * as DOM from './chat-surface-dom.js';
-import { SURFACE_EVENT as EVENT, SURFACE_OP as OP, SURFACE_START as START, CLASS, SURFACE_LIMIT, RESULT, RESULT_LAYOUT, VERSION_READ as VERSION, CLAIM } from './protocol.js';
+import { SURFACE_EVENT as EVENT, SURFACE_OP as OP, SURFACE_START as START, CLASS, SURFACE_LIMIT, RESULT, RESULT_LAYOUT, VERSION_READ as VERSION, CLAIM, PROCESSOR_RESULT } from './protocol.js';
 
 const core = await sharedCore();
 const fx = core.surface; // the effects object Go filled with its entry points
@@ -359,7 +359,8 @@ fx.callProcessor = (h, token, prepare, msg, mesid, sig) => {
         if (!thereNow(h, msg, mesid)) cur = VERSION.NOT_THERE;
         else try { cur = sameNow(sig); } catch { /* Go reads again */ }
       }
-      done(core.ex.cs_processor_done(h, token, kindOf(v), core.writeStr(v), cur));
+      held.set(token, v); // (Go reads it only if it needs the text)
+      try { done(core.ex.cs_processor_done(h, token, kindOf(v), PROCESSOR_RESULT.HELD, cur)); } finally { held.delete(token); }
     },
     (e) => { bases.delete(token); recordThrow(e); processed(core.ex.cs_processor_failed(h, token)); },
   );
@@ -371,16 +372,32 @@ fx.settleBase = (token, isErr, v) => {
   bases.delete(token);
   if (isErr) b.reject(v); else b.resolve(core.string(core.ex.tc_buf(v), v));
 };
+// The base with the result kept for from (fx.heldText).
+fx.settleBaseHeld = (token, from) => {
+  const b = bases.get(token);
+  if (b === undefined) return;
+  bases.delete(token);
+  b.resolve(held.get(from));
+};
+// A layer's string result, kept while its cs_processor_done runs: Go passes
+// an inner layer's to the layer outside it without the text crossing
+// (settleBaseHeld, or inline), and reads the outermost's (heldText).
+const held = new Map(); // processor call token → its result
+fx.heldText = (from) => core.writeStr(held.get(from));
 // A fulfilment Go returned from the call instead (m units in its buffer:
-// the token, then the HTML).
+// the token, then INLINE_HTML and the HTML, or INLINE_HELD and the token
+// whose kept result it is).
 function settleInline(m) {
   const addr = core.ex.tc_buf(m);
-  const u = core.read(addr, 2);
+  const u = core.read(addr, 3);
   const token = u[0] | (u[1] << 16);
   const b = bases.get(token);
   if (b === undefined) return;
   bases.delete(token);
-  b.resolve(core.string(addr + 4, m - 2));
+  if (u[2] === PROCESSOR_RESULT.INLINE_HELD) {
+    const f = core.read(addr + 6, 2);
+    b.resolve(held.get(f[0] | (f[1] << 16)));
+  } else b.resolve(core.string(addr + 6, m - 3));
 }
 // A contained panic in a processor's call into Go has faulted the host;
 // there is no caller to throw to, so its record is dropped.
@@ -454,7 +471,7 @@ core.chatSurfaceTables = () => {
   let frameCount = 0;
   let timerCount = 0;
   for (const H of hosts.values()) { frameCount += H.frames.size; timerCount += H.timers.size; }
-  return { ...t, nodes: DOM.nodeTableSize(), requests: requests.size, refs: refs.size, waits: waits.size, bases: bases.size, contexts: ctxs.size, signals: signals.size, jsHosts: hosts.size, frames: frameCount, timers: timerCount };
+  return { ...t, nodes: DOM.nodeTableSize(), requests: requests.size, refs: refs.size, waits: waits.size, bases: bases.size, held: held.size, contexts: ctxs.size, signals: signals.size, jsHosts: hosts.size, frames: frameCount, timers: timerCount };
 };
 
 // ---- the extension API (C11–C16) ----

@@ -101,6 +101,13 @@ export const VERSION_READ = Object.freeze({
   UNREAD: -3,
 });
 
+// a processor's string result the facade keeps, and inline settlements (protocol/surface.go)
+export const PROCESSOR_RESULT = Object.freeze({
+  HELD: -1,
+  INLINE_HTML: 0,
+  INLINE_HELD: 1,
+});
+
 // cs_claim's answer besides OK and a contained panic (protocol/surface.go)
 export const CLAIM = Object.freeze({
   FAILED: 1,

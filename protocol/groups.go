@@ -51,6 +51,9 @@ func Groups() []Group {
 			{"SAME", VersionSame}, {"CHANGED", VersionChanged},
 			{"THREW", VersionThrew}, {"NOT_THERE", VersionNotThere}, {"UNREAD", VersionUnread},
 		}, false, nil},
+		{"PROCESSOR_RESULT", "a processor's string result the facade keeps, and inline settlements (protocol/surface.go)", []Entry{
+			{"HELD", ProcessorResultHeld}, {"INLINE_HTML", InlineHTML}, {"INLINE_HELD", InlineHeld},
+		}, false, nil},
 		{"CLAIM", "cs_claim's answer besides OK and a contained panic (protocol/surface.go)", []Entry{
 			{"FAILED", ClaimFailed},
 		}, false, nil},

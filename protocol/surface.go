@@ -49,6 +49,18 @@ const (
 	VersionUnread   = -3 // cs_processor_done: not read here (Go asks itself)
 )
 
+// A processor's string result crosses into Go only when Go asks for it:
+// cs_processor_done's length is ProcessorResultHeld while the facade keeps
+// it for the call. A renderBase settlement returned inline (the value of
+// cs_render_base or cs_processor_done) is the call token (two units), then
+// InlineHTML and the HTML's units, or InlineHeld and the token whose kept
+// result it is (two units).
+const (
+	ProcessorResultHeld = -1
+	InlineHTML          = 0
+	InlineHeld          = 1
+)
+
 // cs_claim's answer when the claim failed: the error waits in the facade
 // (its fail effect), to be thrown out of claims.claim. OK is 0; a contained
 // panic is bridge.Failed, with its record in tc_err.

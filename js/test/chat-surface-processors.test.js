@@ -527,9 +527,10 @@ test('tables: processor waits, renderBase Promises, contexts and signals do not 
   const before = core.chatSurfaceTables();
   for (let i = 0; i < 200; i++) await cycle();
   const after = core.chatSurfaceTables();
-  for (const k of ['waits', 'bases', 'contexts', 'signals', 'refs', 'thrown', 'memo', 'hosts', 'jsHosts']) {
+  for (const k of ['waits', 'bases', 'held', 'contexts', 'signals', 'refs', 'thrown', 'memo', 'hosts', 'jsHosts']) {
     assert.ok(after[k] <= before[k], `${k}: ${before[k]} → ${after[k]}`);
   }
   assert.equal(after.waits, 0);
   assert.equal(after.bases, 0);
+  assert.equal(after.held, 0, 'a kept result lives only as long as its cs_processor_done');
 });

@@ -58,6 +58,7 @@ type surfaceEdge struct {
 	inlineSet   bool
 	inlineToken chatsurface.Token
 	inlineHTML  string
+	inlineFrom  chatsurface.Token // non-zero: the result the facade keeps for that token, not inlineHTML
 	// read is C119's version read that came with the running
 	// cs_processor_done (CurrentVersion takes it).
 	read   versionRead

@@ -91,20 +91,33 @@ func (e *surfaceEdge) finish(a bridge.Args) any {
 // settled at the start of the next.
 func (e *surfaceEdge) flushInline() {
 	e.inlineSet = false
+	if e.inlineFrom != 0 {
+		e.call("settleBaseHeld", int(e.inlineToken), int(e.inlineFrom))
+		return
+	}
 	e.call("settleBase", int(e.inlineToken), false, bridge.WriteString(0, e.inlineHTML))
 }
 
-// takeInline returns 0, or 2 + n when the call left a settlement: its token
-// (two units) and its n units of HTML in the buffer.
+// takeInline returns 0, or the number of units in the buffer when the call
+// left a settlement: its token (two units), then protocol InlineHTML and
+// the HTML's units, or InlineHeld and the token whose kept result it is.
 func (e *surfaceEdge) takeInline() int32 {
 	if !e.inlineSet {
 		return 0
 	}
 	e.inlineSet = false
-	n := bridge.WriteString(2, e.inlineHTML)
+	if e.inlineFrom != 0 {
+		out := bridge.Reserve(5)
+		out[0], out[1] = uint16(uint32(e.inlineToken)), uint16(uint32(e.inlineToken)>>16)
+		out[2] = protocol.InlineHeld
+		out[3], out[4] = uint16(uint32(e.inlineFrom)), uint16(uint32(e.inlineFrom)>>16)
+		return 5
+	}
+	n := bridge.WriteString(3, e.inlineHTML)
 	out := bridge.Buf()
 	out[0], out[1] = uint16(uint32(e.inlineToken)), uint16(uint32(e.inlineToken)>>16)
-	return 2 + n
+	out[2] = protocol.InlineHTML
+	return 3 + n
 }
 
 // cs_render_base is renderBase() of processor call token on host (C115):
@@ -127,7 +140,8 @@ func csRenderBase(host, token int32) (st int32) {
 }
 
 // cs_processor_done delivers prepare's fulfilment value for call token: its
-// kind (protocol KIND) and, for a string, its n units in the buffer, with
+// kind (protocol KIND) and, for a string, its n units in the buffer or
+// protocol ProcessorResultHeld when the facade keeps it for this call, with
 // C119's read that goes with it (cur: protocol VERSION_READ SAME, CHANGED,
 // NOT_THERE or UNREAD). It returns 0, or a settlement as takeInline
 // describes.
@@ -141,14 +155,22 @@ func csProcessorDone(host, token, kind, n, cur int32) (st int32) {
 	}
 	e.read = versionRead{} // one a contained panic left is not this call's
 	v := chatsurface.Value{Kind: jsvalue.Object}
+	held := false
 	if jsvalue.Kind(kind) == jsvalue.String {
-		u := bridge.Buf()
-		v = chatsurface.Str(jsvalue.WTF8(u[:n]))
+		if held = n == protocol.ProcessorResultHeld; !held {
+			v = chatsurface.Str(jsvalue.WTF8(bridge.Buf()[:n]))
+		}
 		if cur == protocol.VersionSame || cur == protocol.VersionChanged || cur == protocol.VersionNotThere {
 			e.read = versionRead{set: true, there: cur != protocol.VersionNotThere, same: cur == protocol.VersionSame}
 		}
 	}
-	e.event(int(host), func(s *surfaceHost) { s.h.ProcessorDone(chatsurface.Token(token), v) })
+	e.event(int(host), func(s *surfaceHost) {
+		if held {
+			s.h.ProcessorDoneHeld(chatsurface.Token(token))
+		} else {
+			s.h.ProcessorDone(chatsurface.Token(token), v)
+		}
+	})
 	e.read = versionRead{}
 	return e.takeInline()
 }
@@ -232,7 +254,7 @@ func (c *surfaceCallbacks) CallProcessor(token chatsurface.Token, prepare chatsu
 
 func (c *surfaceCallbacks) SettleBase(token chatsurface.Token, html string, err error) {
 	if e := c.e; err == nil && !e.inlineSet {
-		e.inlineSet, e.inlineToken, e.inlineHTML = true, token, html
+		e.inlineSet, e.inlineToken, e.inlineHTML, e.inlineFrom = true, token, html, 0
 		return
 	}
 	if err != nil {
@@ -240,6 +262,22 @@ func (c *surfaceCallbacks) SettleBase(token chatsurface.Token, html string, err 
 		return
 	}
 	c.e.call("settleBase", int(token), false, bridge.WriteString(0, html)) // the facade reads the units
+}
+
+// SettleBaseHeld goes inline like SettleBase: the facade resolves token's
+// base with the result it keeps for from.
+func (c *surfaceCallbacks) SettleBaseHeld(token, from chatsurface.Token) {
+	if e := c.e; !e.inlineSet {
+		e.inlineSet, e.inlineToken, e.inlineHTML, e.inlineFrom = true, token, "", from
+		return
+	}
+	c.e.call("settleBaseHeld", int(token), int(from))
+}
+
+// HeldText is the result the facade keeps for from, read into Go.
+func (c *surfaceCallbacks) HeldText(from chatsurface.Token) string {
+	n := c.e.call("heldText", int(from)).Int()
+	return jsvalue.WTF8(bridge.Buf()[:n])
 }
 
 func (c *surfaceCallbacks) AbortRequest(s chatsurface.Signal) { c.e.call("abortRequest", int(s)) }
