@@ -105,7 +105,6 @@ func newSurfaceEdge(fx js.Value) {
 	set("op", e.op)
 	set("processor", e.processor)
 	set("finish", e.finish)
-	set("refresh", e.refresh)
 	set("tables", e.tables)
 	set("startup", e.startup)
 }

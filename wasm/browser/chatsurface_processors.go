@@ -46,23 +46,27 @@ func (e *surfaceEdge) processor(a bridge.Args) any {
 	return idx
 }
 
-// refresh is a processor registration's refresh() (C129): phase 0 clears
-// synchronously, phase 1 (a later microtask) updates and settles wait
-// argument 1.
-// It returns false when there is no live host (the facade then resolves).
-func (e *surfaceEdge) refresh(a bridge.Args) any {
+// cs_refresh is a processor registration's refresh() (C129), through the
+// fast lane: phase 0 clears synchronously, phase 1 (a later microtask)
+// updates and settles wait. It returns 1, or 0 when there is no live host
+// (the facade then resolves), or Failed for a contained panic.
+//
+//go:wasmexport cs_refresh
+func csRefresh(phase, wait int32) (st int32) {
+	defer bridge.Contain(&st)
+	e := surface
 	s := e.liveHost()
 	if s == nil {
-		return false
+		return 0
 	}
 	e.enter(s)
 	defer e.exit(s)
-	if a.Int(0) == 0 {
+	if phase == 0 {
 		s.h.RefreshClear()
 	} else {
-		s.h.RefreshApply(chatsurface.Wait(a.Int(1)))
+		s.h.RefreshApply(chatsurface.Wait(wait))
 	}
-	return true
+	return 1
 }
 
 // finish is finishContent(mesid, event, ...args) (C131): the
