@@ -35,16 +35,19 @@ export function checkPort(port) {
   });
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+/** A command line's start: listen(port) on PORT, or the reason it cannot, and exit 1. */
+export async function withPort(listen) {
   const port = parsePort(process.env.PORT);
   if (port instanceof Error) {
     console.error(port.message);
     process.exit(1);
   }
   try {
-    await checkPort(port);
+    await listen(port);
   } catch (err) {
     console.error(listenFailure(err, port));
     process.exit(1);
   }
 }
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await withPort(checkPort);

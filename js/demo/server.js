@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { editorDemo, editorDemoHandles } from './editor-host.js';
-import { DEFAULT_PORT, listenFailure, parsePort } from './port.js';
+import { DEFAULT_PORT, withPort } from './port.js';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const TYPES = {
@@ -313,16 +313,8 @@ export function startDemoServer({ port = DEFAULT_PORT, host = '127.0.0.1', dataD
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const port = parsePort(process.env.PORT);
-  if (port instanceof Error) {
-    console.error(port.message);
-    process.exit(1);
-  }
-  try {
+  await withPort(async (port) => {
     const { url, store } = await startDemoServer({ port, dataDir: process.env.DEMO_DATA });
     console.log(`tavern-core demo on ${url} (Ctrl-C to stop); chat saved to ${store.file}`);
-  } catch (err) {
-    console.error(listenFailure(err, port));
-    process.exit(1);
-  }
+  });
 }
