@@ -32,8 +32,8 @@ type fakeProcs struct {
 	calls   []*pcall
 	micro   []func()
 	settled map[Wait]*settled
-	evals   map[string]int // calls per processor id
-	read    string         // the version SameVersion last read, for NewRequest
+	evals   map[string]int   // calls per processor id
+	read    string           // the version SameVersion last read, for NewRequest
 	held    map[Token]string // results the bridge keeps during ProcessorDoneHeld
 }
 

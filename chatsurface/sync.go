@@ -91,7 +91,7 @@ func (s *syncJS) SettleBaseHeld(token, from Token) {
 	s.pc.SettleBaseHeld(token, from)
 }
 func (s *syncJS) HeldText(from Token) string { return s.pc.HeldText(from) }
-func (s *syncJS) AbortRequest(sig Signal) { s.doc.syncForJS(); s.pc.AbortRequest(sig) }
+func (s *syncJS) AbortRequest(sig Signal)    { s.doc.syncForJS(); s.pc.AbortRequest(sig) }
 func (s *syncJS) Settle(w Wait, emit bool, err error) {
 	s.doc.syncForJS()
 	s.pc.Settle(w, emit, err)

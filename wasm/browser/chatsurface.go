@@ -231,6 +231,9 @@ func (e *surfaceEdge) event(id int, f func(s *surfaceHost)) {
 	f(s)
 }
 
+// hostTables names the host tables' sums that tables reports, in order.
+var hostTables = [...]string{"ids", "mounted", "sizes", "dirty", "candidates", "desired", "openClaims", "transient"}
+
 // tables reports the edge's and the live hosts' table sizes for leak checks
 // (issue 5); the facade adds its own and exposes the sum on the core
 // instance, never on the public API (C13).
@@ -255,9 +258,8 @@ func (e *surfaceEdge) tables(bridge.Args) any {
 			transient += t.Transient
 		}
 	}
-	for k, v := range map[string]int{"ids": ids, "mounted": mounted, "sizes": sizes,
-		"dirty": dirty, "candidates": cands, "desired": desired, "openClaims": claims, "transient": transient} {
-		o.Set(k, v)
+	for i, v := range [...]int{ids, mounted, sizes, dirty, cands, desired, claims, transient} {
+		o.Set(hostTables[i], v)
 	}
 	return o
 }
