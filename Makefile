@@ -77,6 +77,8 @@ $(STATICCHECK):
 		mv $(dir $@)tmp-$$$$/staticcheck $@ && rmdir $(dir $@)tmp-$$$$
 
 vet: $(STATICCHECK)
+	@unformatted="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './js/node_modules/*'))"; \
+	if [ -n "$$unformatted" ]; then echo "gofmt wants to change:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet $(JS_PKGS)
 	$(STATICCHECK) ./...
