@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeRoot, frames, formatMessage, materializer, messages, thrown } from './chat-surface-fixture.js';
 import { installChatSurfaceApi, createChatSurfaceHost } from '../chat-surface.js';
+import { sharedCore } from '../core.js';
 
 const log = [];
 let api;
@@ -254,6 +255,7 @@ function createThrowingRender(value) {
   return { thrown: got };
 }
 
+const core = await sharedCore();
 test('S70/C112: dispose; read-only calls keep working; a new host can be created', () => {
   chat = messages(3);
   host.render();
@@ -271,8 +273,11 @@ test('S70/C112: dispose; read-only calls keep working; a new host can be created
   assert.deepEqual(h2.snapshot().mounted, [0, 1, 2]);
   h2.dispose();
   // C36 once the claims object's host is gone too: its hook returned all the same.
+  const tables = () => { const t = core.chatSurfaceTables(); return [t.memo, t.thrown, t.refs, t.nodes]; };
+  const before = tables();
   const e = thrown(() => kept.claim(document.createElement('pre'), () => {}));
   assert.equal(e.message, 'ChatSurface participant A claimed a runtime after prepareContent returned');
+  assert.deepEqual(tables(), before, 'the refused claim holds nothing (memo, thrown, refs, nodes)');
 });
 
 test('C31: .mesIDDisplay gets the text #<n>; one that already reads so is left as it is', () => {

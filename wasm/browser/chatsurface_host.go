@@ -229,12 +229,15 @@ func csClaim(host, seq, pidx, src, act int32) (st int32) {
 	defer bridge.Contain(&st)
 	e := surface
 	s := e.hosts[int(host)]
-	if s == nil || s.dom == nil { // disposed since: its hook returned (the facade took no holds)
+	if s != nil && s.dom == nil {
+		s = nil
+	}
+	e.enter(s) // (the error's JS value is let go at the exit, as for any call)
+	defer e.exit(s)
+	if s == nil { // disposed since: its hook returned (the facade took no holds)
 		e.fail(e.page.LateClaim(pidx))
 		return protocol.ClaimFailed
 	}
-	e.enter(s)
-	defer e.exit(s)
 	id := chatsurface.ClaimsID{Seq: seq, Participant: pidx}
 	if err := s.h.Claim(id, chatsurface.Node(src), chatsurface.Ref(act)); err != nil {
 		e.fail(err)
