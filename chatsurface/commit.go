@@ -304,11 +304,11 @@ func (h *Host) discard(fresh []*residency, reason string, err error) error {
 	return h.fail(err)
 }
 
-// attrsWritten marks residency.attrs as holding what the root was given.
-const attrsWritten = 1 << 15
-
-// syncAttributes writes mesid, #n, last_mes and the virtual index (C31, C75)
-// on the roots whose values changed since the commit that wrote them.
+// syncAttributes is C31 and C75 on every committed root, at every commit:
+// mesid, #n, last_mes and the virtual index. A root whose values a commit
+// already wrote gets them again, so a class or text foreign code changed is
+// put back (C29: the fast path's last_mes sync); the adapter leaves a value
+// that is already right untouched, so that costs reads, not writes.
 func (h *Host) syncAttributes(rs []*residency) {
 	t := len(h.ids) - 1
 	for _, r := range rs {
@@ -319,10 +319,6 @@ func (h *Host) syncAttributes(rs []*residency) {
 		if r.mesid == t {
 			f |= RootLast
 		}
-		if r.attrs == f|attrsWritten && r.attrMesid == r.mesid {
-			continue // written so by an earlier commit
-		}
-		r.attrs, r.attrMesid = f|attrsWritten, r.mesid
 		h.doc.RootAttrs(r.root, r.mesid, f)
 	}
 }

@@ -2,6 +2,7 @@ package chatsurface
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -80,13 +81,15 @@ func (d *fakeDOM) Apply(cmd []uint16) ([]uint16, *JSValue) {
 			if v, ok := d.Attr(n, "mesid"); !ok || v != m {
 				d.SetAttr(n, "mesid", m)
 			}
-			if f&RootVirtual != 0 {
+			if v, ok := d.Attr(n, "data-tt-virtual-index"); f&RootVirtual != 0 && (!ok || v != m) {
 				d.SetAttr(n, "data-tt-virtual-index", m)
 			}
-			if x := d.QueryFirst(n, SelMesIDDisplay); x != 0 {
+			if x := d.QueryFirst(n, SelMesIDDisplay); x != 0 && d.textOf(x) != "#"+m {
 				d.SetText(x, "#"+m)
 			}
-			d.SetClass(n, "last_mes", f&RootLast != 0)
+			if slices.Contains(d.n(n).classes, "last_mes") != (f&RootLast != 0) {
+				d.SetClass(n, "last_mes", f&RootLast != 0)
+			}
 		case DomSetAttr:
 			n, name := r.node(), Names[r.unit()]
 			d.SetAttr(n, name, r.str())

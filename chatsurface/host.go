@@ -53,9 +53,6 @@ type residency struct {
 	// (C85; bounded.qSize says when it is read again).
 	margins    float64
 	hasMargins bool
-	// attrs and attrMesid are the C31/C75 values last written on the root.
-	attrs     uint16
-	attrMesid int
 }
 
 // Host is the host controller of C140–C143. Every exported mutating method

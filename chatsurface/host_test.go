@@ -433,6 +433,37 @@ func TestC29_S33_FastPath(t *testing.T) {
 	}
 }
 
+// C29, C31: the fast path's last_mes sync. Foreign code moved the class;
+// the next commit, a fast one, puts it back on the tail only, and writes
+// nothing on a root whose values are already right.
+func TestC29_C31_FastPathSyncsLastMes(t *testing.T) {
+	h := staticHarness(t, "a", "b", "c")
+	h.participant("p", hooks{nop, nop, nop})
+	h.create()
+	h.mustRender()
+	r0, r2 := h.host.MessageElement(0), h.host.MessageElement(2)
+	h.dom.SetClass(r2, "last_mes", false)
+	h.dom.SetClass(r0, "last_mes", true)
+	h.log, h.dom.log, h.js.mat = nil, nil, 0
+	mut := h.dom.mut
+	h.mustRender()
+	if h.js.mat != 0 || len(h.log) != 0 || len(h.dom.log) != 0 {
+		t.Fatalf("fast path did work: %v %v", h.log, h.dom.log)
+	}
+	if !h.dom.matches(h.dom.n(r2), SelMes) || !slices.Contains(h.dom.n(r2).classes, "last_mes") ||
+		slices.Contains(h.dom.n(r0).classes, "last_mes") || slices.Contains(h.dom.n(h.host.MessageElement(1)).classes, "last_mes") {
+		t.Fatal("last_mes must be on the tail only")
+	}
+	if h.dom.mut != mut+2 {
+		t.Fatalf("two class writes expected, %d made", h.dom.mut-mut)
+	}
+	mut = h.dom.mut
+	h.mustRender()
+	if h.dom.mut != mut {
+		t.Fatal("a commit over roots already right must write nothing")
+	}
+}
+
 func nodesInts(ns []Node) []int {
 	out := make([]int, len(ns))
 	for i, n := range ns {

@@ -409,11 +409,14 @@ export class SurfaceDOM {
             const x = node();
             const m = String(i32() >>> 0);
             const flags = u();
+            // Go sends every committed root at every commit (C31): a value
+            // already right is not written again, so no layout, no record.
             if (P.getAttr.call(x, 'mesid') !== m) P.setAttr.call(x, 'mesid', m);
-            if (flags & F.ROOT_VIRTUAL) P.setAttr.call(x, 'data-tt-virtual-index', m);
+            if ((flags & F.ROOT_VIRTUAL) && P.getAttr.call(x, 'data-tt-virtual-index') !== m) P.setAttr.call(x, 'data-tt-virtual-index', m);
             const d = first(x, SEL_ID_DISPLAY);
-            if (d !== null && d.textContent !== `#${m}`) d.textContent = `#${m}`; // (the same text is no change to lay out)
-            x.classList.toggle('last_mes', (flags & F.ROOT_LAST) !== 0);
+            if (d !== null && d.textContent !== `#${m}`) d.textContent = `#${m}`;
+            const last = (flags & F.ROOT_LAST) !== 0;
+            if (hasClass(x, 'last_mes') !== last) x.classList.toggle('last_mes', last);
             break;
           }
           case OP.SET_ATTR: { const x = node(); const k = name(); P.setAttr.call(x, k, s()); break; }

@@ -307,6 +307,26 @@ test('C29: the fast path changes nothing in the DOM, calls no materialize and no
   assert.equal(calls.mat.length, 0);
 });
 
+test('C29, C31: a commit puts back what foreign code changed of last_mes and #n, and writes nothing already right', () => {
+  fresh(3);
+  host.render();
+  const [r0, r1, r2] = mesRoots();
+  r2.classList.remove('last_mes');
+  r0.classList.add('last_mes');
+  r1.querySelector('.mesIDDisplay').textContent = '#9';
+  calls.mat.length = 0;
+  host.render(); // the fast path (C29)
+  assert.equal(calls.mat.length, 0);
+  assert.deepEqual(mesRoots().map((r) => r.classList.contains('last_mes')), [false, false, true]);
+  assert.equal(r1.querySelector('.mesIDDisplay').textContent, '#1');
+  const mo = new MutationObserver(() => {});
+  mo.observe(root, { childList: true, attributes: true, characterData: true, subtree: true });
+  host.render();
+  const recs = mo.takeRecords();
+  mo.disconnect();
+  assert.deepEqual(recs.map((r) => `${r.type}:${r.attributeName}`), []);
+});
+
 test('C31: one batch — removals before insertions; retained roots are not moved; non-.mes children stay; last_mes moves', () => {
   fresh(5);
   const foreign = document.createElement('aside');
