@@ -110,7 +110,7 @@ func (d *Dispatch) Assign(c Candidate) Claim {
 // settleOnAbort (undefined: false, the seed's rule T34) lets a host choose
 // Luker's auto-settle for every handle it hands out.
 func CheckContext(ctx, options, settle jsvalue.Value) (hostSettle bool, err *apierr.Error) {
-	if ctx.Kind != jsvalue.Object && ctx.Kind != jsvalue.Function {
+	if ctx.Kind != jsvalue.Object { // a function is not one (T69, as T10 says of opts)
 		return false, apierr.New(apierr.TakeoverError, "invalid_argument", "installTakeoverContext: context must be an object")
 	}
 	switch options.Kind {

@@ -500,13 +500,15 @@ func TestT69_CheckContextAndOptions(t *testing.T) {
 	if s, err := CheckContext(obj, undef, undef); err != nil || s {
 		t.Fatalf("defaults: %v %v", s, err)
 	}
-	if s, err := CheckContext(jsvalue.Opaque(jsvalue.Function, 1), obj, jsvalue.Bool(true)); err != nil || !s {
+	if s, err := CheckContext(obj, obj, jsvalue.Bool(true)); err != nil || !s {
 		t.Fatalf("settleOnAbort true: %v %v", s, err)
 	}
+	_, err := CheckContext(jsvalue.Opaque(jsvalue.Function, 1), obj, undef)
+	wantErr(t, err, "invalid_argument", "installTakeoverContext: context must be an object") // T69, as T10
 	if s, err := CheckContext(obj, obj, undef); err != nil || s {
 		t.Fatalf("{}: %v %v", s, err)
 	}
-	_, err := CheckContext(jsvalue.NullValue(), obj, jsvalue.Bool(true))
+	_, err = CheckContext(jsvalue.NullValue(), obj, jsvalue.Bool(true))
 	wantErr(t, err, "invalid_argument", "installTakeoverContext: context must be an object")
 	_, err = CheckContext(obj, jsvalue.Num(1), undef)
 	wantErr(t, err, "invalid_argument", "installTakeoverContext: options must be an object; got 1")

@@ -276,7 +276,7 @@ test('T45 T38: in timed mode a write from inside a callback starts a new window'
 test('T66 T67 T69: exports; installTakeoverContext refuses every non-object context', () => {
   for (const k of ['createMessageEditorHandle', 'GENERATE_TAKEOVER_DISPATCH', 'TakeoverError']) assert.ok(k in takeover, k);
   for (const k of ['runTakeover', 'installTakeoverContext', 'listUnsettledHandles']) assert.equal(typeof hostModule[k], 'function', k);
-  for (const v of [undefined, 5, 'ctx', true, Symbol('s')]) {
+  for (const v of [undefined, null, 5, 'ctx', true, Symbol('s'), () => {}]) {
     const e = thrown(() => installTakeoverContext(v));
     assert.ok(e instanceof TakeoverError);
     assert.equal(e.code, ARG);
