@@ -11,6 +11,20 @@ export function kindOf(v) {
   return v === null ? KIND.null : KIND[typeof v];
 }
 
+/** Whether v is an AbortSignal the platform can read: instanceof holds and
+ *  its aborted getter works. An object made with
+ *  Object.create(AbortSignal.prototype) passes instanceof and then throws
+ *  on every read: the rules refuse it as the look-alike it is (T13, T54). */
+export function isAbortSignal(v) {
+  if (!(v instanceof AbortSignal)) return false;
+  try {
+    v.aborted; // eslint-disable-line no-unused-expressions
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const CHUNK = 8192;
 
 export class Core {

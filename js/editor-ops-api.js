@@ -6,6 +6,7 @@
 import {
   CLASS, EO_CHUNK, EO_HANDLE as KIND, EO_OP as OP, EO_PATCH_FIELD as PATCH_FIELDS, EO_PIPE, EO_TARGET, TK_FIELD, TK_WRITE,
 } from './protocol.js';
+import { isAbortSignal } from './codec.js';
 
 // An edit's target doubles as the handle's field (EO_TARGET's values are
 // TK_FIELD's: a protocol test checks it).
@@ -288,7 +289,7 @@ export function createEditorOpsApi(core) {
       const mode = o?.mode;
       const signal = o?.signal;
       const iterable = stream != null && (typeof stream[Symbol.asyncIterator] === 'function' || typeof stream[Symbol.iterator] === 'function');
-      const isSignal = signal instanceof AbortSignal; // may run a Proxy trap: before encoding
+      const isSignal = isAbortSignal(signal); // may run a Proxy trap: before encoding; a look-alike is not one
       core.begin();
       core.unit(kind);
       core.f64(0);

@@ -3,7 +3,7 @@
 // (so a streamed rope is never read per call), creates Promises, runs timers
 // and calls callbacks when Go asks.
 
-import { BRAND, kindOf } from './codec.js';
+import { BRAND, isAbortSignal, kindOf } from './codec.js';
 import {
   CLASS, TK_CREATE, TK_FAST, TK_FAST_FIELD, TK_FAST_OWNER, TK_FAST_SIGNAL, TK_FIELD, TK_GEN, TK_PACK, TK_STATE, TK_STATE_NAME, TK_WRITE,
 } from './protocol.js';
@@ -147,7 +147,8 @@ export function createTakeoverApi(core) {
   }
 
   function describeSignal(sig) {
-    return sig instanceof AbortSignal ? (sig.aborted ? BRAND.ABORTED_SIGNAL : BRAND.SIGNAL) : BRAND.PLAIN;
+    if (!isAbortSignal(sig)) return BRAND.PLAIN; // a look-alike too (T13)
+    return sig.aborted ? BRAND.ABORTED_SIGNAL : BRAND.SIGNAL;
   }
 
   // createMessageEditorHandle, for a host default of settleOnAbort

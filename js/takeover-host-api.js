@@ -4,7 +4,7 @@
 // what Go says to await, logging what Go says to log — and holds the JS
 // values the actions name (payload, handle, slot id, snapshot, outcome).
 
-import { kindOf } from './codec.js';
+import { isAbortSignal, kindOf } from './codec.js';
 import {
   DRIVER_ARG as A, DRIVER_EVENT as EVENT_KEYS, DRIVER_FN as FNS, DRIVER_OP as OP, DRIVER_STORE as STORE, TK_STATE_NAME as STATUS,
 } from './protocol.js';
@@ -39,7 +39,7 @@ export function createTakeoverHostApi(core) {
     const isObj = (v) => v !== null && (typeof v === 'object' || typeof v === 'function');
     const i = isObj(init) ? init : undefined;
     const h = isObj(host) ? host : undefined;
-    const signalOk = i?.abortSignal instanceof AbortSignal;
+    const signalOk = isAbortSignal(i?.abortSignal); // a look-alike is refused here (T54), not later
     const type = i?.type;
     const dryRun = i?.dryRun;
     const members = FNS.map((f) => h?.[f]);

@@ -892,7 +892,7 @@ test('S125 O26 O27: opts and mode', async () => {
 
 test('O27: signal must be an AbortSignal; stream must be iterable; validation order', async () => {
   const s = setup('t');
-  for (const signal of [null, {}, { aborted: false, addEventListener() {} }, new AbortController()]) {
+  for (const signal of [null, {}, { aborted: false, addEventListener() {} }, new AbortController(), Object.create(AbortSignal.prototype)]) {
     const e = await pipeRejects(() => pipeFrom(s.h, gen(), { signal }));
     assert.equal(e.message, 'pipeFrom: signal must be an AbortSignal');
     sameDetails(e.details, { reason: 'not_an_object' });

@@ -35,6 +35,20 @@ test('T17: validation order between every adjacent pair of options', () => {
   }
 });
 
+test('T13 T17: an object that passes instanceof AbortSignal but is not one is refused as a look-alike, in T17\'s order', () => {
+  for (const sig of [Object.create(AbortSignal.prototype)]) {
+    assert.ok(sig instanceof AbortSignal);
+    const e = thrown(() => H({ abortSignal: sig }));
+    assert.ok(e instanceof TakeoverError);
+    assert.equal(e.code, ARG);
+    assert.equal(e.message, 'opts.abortSignal must be an AbortSignal');
+    // An earlier bad option is still reported first, and a later one after it.
+    assert.equal(thrown(() => H({ originalText: 1, abortSignal: sig })).message, 'opts.originalText must be a string; got number');
+    assert.equal(thrown(() => H({ abortSignal: sig, owner: 3 })).message, 'opts.abortSignal must be an AbortSignal');
+  }
+  H({}).discard(); // the next call works
+});
+
 test('T11 T14 T15 T16 T12: messages show display(value), JS number formatting included; undefined means the default', () => {
   const gen = 'opts.generationType required, one of normal, regenerate, swipe, continue; got ';
   for (const [v, shown] of [[5, '5'], [null, 'null'], [true, 'true'], [false, 'false'], [1n, 'bigint'], [() => {}, 'function'], [-0.5, '-0.5']]) {
@@ -487,6 +501,18 @@ test('T54: every required member, and every optional member that is present, mus
   // Optional members may be absent or undefined.
   const s = fakeHost({ cleanupText: undefined, afterCommit: undefined, onClaimed: undefined, isCurrentGeneration: undefined });
   assert.deepEqual(await run(s, 'normal'), { dispatched: true, claimed: false });
+});
+
+test('T54: an init.abortSignal made with Object.create(AbortSignal.prototype) is refused up front, nothing emitted', async () => {
+  const s = fakeHost();
+  let emitted = 0;
+  const emit = s.host.emit;
+  s.host.emit = (...a) => { emitted++; return emit(...a); };
+  const e = await rejected(run(s, 'normal', { abortSignal: Object.create(AbortSignal.prototype) }));
+  assert.ok(e instanceof TakeoverError);
+  assert.equal(e.code, ARG);
+  assert.equal(e.message, 'runTakeover: init.abortSignal must be an AbortSignal');
+  assert.equal(emitted, 0);
 });
 
 test('T54 T62: callbacks that throw never make runTakeover reject', async (t) => {
