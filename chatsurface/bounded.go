@@ -534,10 +534,6 @@ func (b *bounded) open() error {
 	if n := b.doc.Query(b.root, SelShowMore); n != 0 {
 		return b.env.fail(newError(CodeOwnership, "Bounded ChatSurface cannot adopt the static Show More control"))
 	}
-	// Sizes belong to an epoch (C32), so do the margins in them: the
-	// adapter's page-wide cache of computed margins may predate a theme
-	// change that no refreshLayout() reported.
-	b.doc.ForgetStyles()
 	b.mark()
 	b.env.setSurfaceState(StateBootstrapping)
 	if err := b.env.structural(); err != nil {

@@ -28,32 +28,6 @@ test('C96: setProjectionHeld takes its argument\'s truthiness', async () => {
   }
 });
 
-test('C32 C85: a new epoch measures margins afresh, even after a theme change nobody reported', async () => {
-  const style = document.createElement('style');
-  style.textContent = '.c32 { margin-top: 7px; margin-bottom: 3px; }';
-  document.head.append(style);
-  const base = materializer();
-  const materialize = (m, i) => { const el = base(m, i); el.classList.add('c32'); return el; };
-  try {
-    const opened = async () => {
-      const { host, root, sched } = setup(messages(5), { height: 300, materialize });
-      let s = 0;
-      Object.defineProperty(root, 'scrollTop', { get: () => s, set: (v) => { s = v; }, configurable: true });
-      await host.open();
-      sched.flush();
-      const top = root.scrollTop;
-      host.dispose();
-      root.remove();
-      return top;
-    };
-    assert.equal(await opened(), 5 * 110 - 300);
-    style.textContent = '.c32 { margin-top: 17px; margin-bottom: 3px; }'; // no refreshLayout(): no host is open
-    assert.equal(await opened(), 5 * 120 - 300, 'the second host measures 120 px roots');
-  } finally {
-    style.remove();
-  }
-});
-
 test('C85: a root\'s measured size is its border box plus its computed margin-top and margin-bottom', async () => {
   const style = document.createElement('style');
   style.textContent = '.c85 { margin-top: 7px; margin-bottom: 3px; }';
