@@ -60,6 +60,16 @@ func (d *Decoder) unit() uint16 {
 
 func (d *Decoder) u32() uint32 { lo := uint32(d.unit()); return lo | uint32(d.unit())<<16 }
 
+// Count reads a number of entries that follow, each at least one unit:
+// a count the units sent cannot hold is refused before it sizes anything.
+func (d *Decoder) Count() int {
+	n := d.F64()
+	if !(n >= 0 && n <= float64(len(d.u)-d.pos)) {
+		panic("bridge: count exceeds the units sent")
+	}
+	return int(n)
+}
+
 // Unit reads one raw unit (a flag the facade sent).
 func (d *Decoder) Unit() uint16 { return d.unit() }
 

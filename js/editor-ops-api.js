@@ -199,7 +199,17 @@ export function createEditorOpsApi(core) {
   function applyPatch(h, input) {
     const kind = kindOf(h);
     const value = read(h, kind, false);
-    const entries = Array.isArray(input) ? Array.from(input, readPatch) : [readPatch(input)];
+    // Entries are read in order up to the first that is not an object: O14
+    // fails there (O15: nothing after a failing entry matters), so an array
+    // whose length promises more than it holds costs only what it holds.
+    const entries = [];
+    if (Array.isArray(input)) {
+      for (let i = 0, n = input.length; i < n; i++) {
+        const p = input[i];
+        entries.push(readPatch(p));
+        if (p === null || typeof p !== 'object') break;
+      }
+    } else entries.push(readPatch(input));
     begin(h, kind, value);
     core.f64(entries.length);
     for (const fields of entries) for (const v of fields) core.value(v);
@@ -272,6 +282,10 @@ export function createEditorOpsApi(core) {
     }, fail);
     if (st === TK_WRITE.SECTION_FALLBACK) return false;
     if (st !== TK_WRITE.SECTION_NOOP) {
+      // The cut and the permit describe the value this op wrote (version
+      // ver + 1); an onUpdate callback that set the reasoning since made
+      // another one, which the next op must read afresh (O3, O5).
+      if (slot.rver !== ver + 1) { slot.rsplit = null; return true; }
       const k = st >>> TK_WRITE.SECTION_SPLIT_SHIFT; // the next cut's offset into the delta
       slot.rsplit = { ver: slot.rver, head: head + text.slice(0, k), tail: text.slice(k) + tail };
       if (st & TK_WRITE.SECTION_PERMIT) grant(slot, id);
@@ -356,13 +370,18 @@ export function createEditorOpsApi(core) {
       const step = async () => {
         while (!done) {
           let r;
+          let end;
+          let v;
           try {
             r = await it.next();
             if (r === null || (typeof r !== 'object' && typeof r !== 'function')) throw new TypeError(`Iterator result ${String(r)} is not an object`);
+            if (done) return; // aborted while waiting
+            // done and value are read as for await reads them: a getter that
+            // throws is the stream's failure, and the iterator is not closed (O32).
+            end = r.done;
+            if (!end) v = r.value;
           } catch (err) { finish(reject, err); return; }
-          if (done) return; // aborted while waiting
-          if (r.done) { finish(resolve, undefined); return; }
-          let v = r.value;
+          if (end) { finish(resolve, undefined); return; }
           if (sync) {
             try { v = await v; } catch (err) { finish(reject, err); return; }
             if (done) return;

@@ -57,9 +57,17 @@ export function createTakeoverHostApi(core) {
     return core.flush();
   }
 
+  // A Promise whatever happens (T53): a getter of init or host that throws
+  // while they are described rejects it with the thrown value.
   function runTakeover(init, host) {
-    const id = ex.tk_driver_start(describe(init, host));
-    core.refs.length = 0;
+    let id;
+    try {
+      id = ex.tk_driver_start(describe(init, host));
+    } catch (err) {
+      return Promise.reject(err);
+    } finally {
+      core.refs.length = 0;
+    }
     if (id < 0) return Promise.reject(fail());
     return drive(id, init, host);
   }
@@ -100,15 +108,17 @@ export function createTakeoverHostApi(core) {
         else args.push(resolveArg(a, act));
       }
       const failed = (err) => { console.error(act.log, err); return [true, undefined]; };
+      // Whatever the callback returns is the host's too: a then getter, a
+      // then() or a Promise's constructor getter that throws is its failure
+      // (T62), logged like a throw, never a rejection of runTakeover.
       let r;
       try {
         r = host[act.fnName](...args);
+        if (act.await) return Promise.resolve(r).then((v) => [false, v], failed);
+        if (r !== null && typeof r === 'object' && typeof r.then === 'function') r.then(undefined, (err) => console.error(act.log, err));
       } catch (err) {
         return failed(err);
       }
-      const thenable = r !== null && typeof r === 'object' && typeof r.then === 'function';
-      if (act.await) return Promise.resolve(r).then((v) => [false, v], failed);
-      if (thenable) r.then(undefined, (err) => console.error(act.log, err));
       return [false, r];
     };
 
@@ -186,9 +196,16 @@ export function createTakeoverHostApi(core) {
           if (act.store === STORE.SLOT && !failed) held.slot = r;
           else if (act.store === STORE.LIVE) input[1] = !failed && r === true ? 1 : 0;
           else if (act.store === STORE.SNAPSHOT) {
-            held.snapshot = r;
-            input[2] = kindOf(r?.text);
-            input[3] = kindOf(r?.reasoning);
+            // Each field read once: a getter that throws fails readSlot (T62).
+            try {
+              held.snapshot = { text: r?.text, reasoning: r?.reasoning };
+              input[2] = kindOf(held.snapshot.text);
+              input[3] = kindOf(held.snapshot.reasoning);
+            } catch (err) {
+              console.error(act.log, err);
+              held.snapshot = undefined;
+              input[0] = 1;
+            }
           } else if (act.store === STORE.CLEANUP) {
             held.cleanupResult = r;
             input[2] = kindOf(r);
@@ -227,10 +244,27 @@ export function createTakeoverHostApi(core) {
     const st = ex.tk_check_context(core.flush());
     core.refs.length = 0;
     if (st < 0) throw fail();
-    ctx.createMessageEditorHandle = st === 1 ? settlingCreate() : createMessageEditorHandle;
-    ctx.TakeoverError = TakeoverError;
-    if (ctx.eventTypes === null || ctx.eventTypes === undefined) ctx.eventTypes = {};
-    ctx.eventTypes.GENERATE_TAKEOVER_DISPATCH = GENERATE_TAKEOVER_DISPATCH;
+    // All three or none (T71): a frozen context or eventTypes, or one that
+    // is not an object, refuses a write (the platform's TypeError), and what
+    // was written before it is taken back.
+    const et = ctx.eventTypes;
+    const create = st === 1 ? settlingCreate() : createMessageEditorHandle;
+    const undo = [];
+    const put = (o, k, v) => {
+      const had = Object.getOwnPropertyDescriptor(o, k);
+      o[k] = v;
+      undo.push(() => { if (had) Object.defineProperty(o, k, had); else delete o[k]; });
+    };
+    try {
+      const types = et ?? {};
+      put(types, 'GENERATE_TAKEOVER_DISPATCH', GENERATE_TAKEOVER_DISPATCH);
+      if (types !== et) put(ctx, 'eventTypes', types);
+      put(ctx, 'createMessageEditorHandle', create);
+      put(ctx, 'TakeoverError', TakeoverError);
+    } catch (err) {
+      for (let i = undo.length - 1; i >= 0; i--) try { undo[i](); } catch { /* the original error is the one thrown */ }
+      throw err;
+    }
     return ctx;
   }
 

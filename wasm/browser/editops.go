@@ -172,7 +172,7 @@ func eoOp(op, n int32) (st int32) {
 		start := value(&d)
 		edit, err = editops.DeleteRange(kind, buf, start, value(&d))
 	case protocol.OpApplyPatch:
-		entries := make([]editops.Patch, int(d.F64()))
+		entries := make([]editops.Patch, d.Count())
 		for i := range entries {
 			entries[i] = readPatch(&d)
 		}
