@@ -194,12 +194,20 @@ fx.materialize = (h, id, mesid, html) => {
   let text = '';
   if (isElement(v)) {
     const el = DOM.element(v);
+    // Read before anything is registered: a getter the page put on its
+    // content that throws is the host's throw (C6), and leaves no ids.
+    let up = null;
+    try {
+      if (el.content !== null) {
+        up = el.content.parentNode;
+        if (html) text = String(el.content.innerHTML);
+      }
+    } catch (e) { recordThrow(e); return -1; }
     root = register(v);
     flags = (el.mes ? 1 : 0) | (el.parentless ? 2 : 0);
     if (el.content !== null) {
       content = register(el.content);
-      if (el.content.parentNode !== null) parent = register(el.content.parentNode);
-      if (html) text = el.content.innerHTML;
+      if (up !== null) parent = register(up);
     }
   }
   const u = core.view(7 + text.length);
@@ -346,8 +354,12 @@ fx.callProcessor = (h, token, prepare, msg, mesid, sig) => {
     return base;
   };
   let r;
-  try { r = refs.get(prepare).call(undefined, ctx, renderBase); } catch (e) { r = Promise.reject(e); }
-  Promise.resolve(r).then(
+  try {
+    // Promise.resolve reads a Promise's constructor: a getter there that
+    // throws fails the layer like any throw (C118).
+    r = Promise.resolve(refs.get(prepare).call(undefined, ctx, renderBase));
+  } catch (e) { r = Promise.reject(e); }
+  r.then(
     (v) => {
       bases.delete(token);
       if (typeof v !== 'string') { done(core.ex.cs_processor_done(h, token, kindOf(v), 0, VERSION.UNREAD)); return; }
