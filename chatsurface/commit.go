@@ -87,6 +87,11 @@ func (h *Host) commitPhases(proj []int, replace map[int]bool, layout *Window) er
 		}
 		next = append(next, r)
 		fresh = append(fresh, r)
+		for _, f := range fresh[:len(fresh)-1] {
+			if f.root == r.root { // parentless until this commit places the first (C30)
+				return h.discard(fresh, ReasonMountPreparation, errNotParentless())
+			}
+		}
 	}
 	// Phases 5–6: content preparation and prepareContent, participant-major.
 	var prepared []*residency
@@ -278,7 +283,7 @@ func (h *Host) materialize(m int) (*residency, error) {
 	}
 	if !x.Parentless {
 		drop()
-		return nil, newError(CodeContract, "ChatSurface materializer must return a parentless .mes element")
+		return nil, errNotParentless()
 	}
 	h.page.contentStarted = true // C114
 	if x.Content == 0 {
@@ -386,4 +391,8 @@ func hasNode(ns []Node, n Node) bool {
 		}
 	}
 	return false
+}
+
+func errNotParentless() *Error {
+	return newError(CodeContract, "ChatSurface materializer must return a parentless .mes element")
 }

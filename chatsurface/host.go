@@ -152,10 +152,13 @@ func (h *Host) schedFailed(thrown *JSValue) bool {
 func (h *Host) take(err error) error {
 	s := h.schedErr
 	h.schedErr = nil
-	if s != nil {
-		if e, ok := err.(*Error); err == nil || ok && e.Code == CodeFaulted {
-			return s
-		}
+	// The value that faulted the epoch is the one thrown (C103): an error
+	// the operation met afterwards is that fault's consequence.
+	if s != nil && h.fault == error(s) {
+		return s
+	}
+	if e, ok := err.(*Error); s != nil && (err == nil || ok && e.Code == CodeFaulted) {
+		return s
 	}
 	return err
 }

@@ -415,3 +415,32 @@ test('C140: createChatSurfaceHost reads each option once; a getter that throws t
   root.remove();
   alive();
 });
+
+// Found by probing: one element handed back for two messages passed C30's
+// parentless check twice (neither was placed yet), and placing it twice
+// ran Go out of a slice.
+test('C30: materialize returning the same element for two messages of one commit is C30\'s parentless error; the host recovers', async () => {
+  const mk = () => { const el = document.createElement('div'); el.className = 'mes'; el.innerHTML = '<div class="mes_text"></div>'; return el; };
+  let shared = mk();
+  const x = setup({ n: 5, materialize: (m, mesid) => (shared !== null && mesid < 4 ? shared : materializer()(m, mesid)) });
+  let e;
+  try { await x.host.open(); x.sched.flush(); } catch (err) { e = err; }
+  assert.equal(e?.message, 'ChatSurface materializer must return a parentless .mes element');
+  assert.equal(x.host.getFault(), e);
+  alive();
+  shared = null;
+  await recovers(x);
+});
+
+test('C34 C103: a DOM commit that throws faults the epoch with the thrown value, and that value is what the operation throws', async () => {
+  const boom = new Error('classList refused');
+  const base = materializer();
+  let armed = true;
+  const x = setup({ n: 1, materialize: (m, i) => { const el = base(m, i); if (armed) Object.defineProperty(el, 'classList', { get() { throw boom; } }); return el; } });
+  let e;
+  try { await x.host.open(); x.sched.flush(); } catch (err) { e = err; }
+  assert.equal(e, boom);
+  assert.equal(x.host.getFault(), boom);
+  armed = false;
+  await recovers(x);
+});
