@@ -451,6 +451,7 @@ func (h *Host) Dispose() error {
 	}
 	h.doc.Listen(h.root, false)
 	h.disposed = true
+	h.dropAborted()
 	// A disposed host makes no pass again: its structure's room goes to
 	// the next host's.
 	h.index.reset()

@@ -331,6 +331,17 @@ func (h *Host) abortAll() {
 	clear(h.proc.cache)
 }
 
+// dropAborted settles, as not current (C126), the requests a disposal
+// aborted while their processors still run: nothing reaches a disposed
+// host, so their waiting Promises (open, finishContent) fulfil now, and
+// their signals and layers are let go (C112, C130).
+func (h *Host) dropAborted() {
+	for t, l := range h.proc.tokens {
+		delete(h.proc.tokens, t)
+		h.finish(l.req, "", nil, currentNo)
+	}
+}
+
 // abortTransient aborts the request of an object marked transient (C55).
 func (h *Host) abortTransient(msg MessageID) {
 	if req := h.proc.cache[msg]; req != nil && !req.settled {
