@@ -40,6 +40,13 @@ func (p *Page) Install(managed, tauri, api Value) error {
 	return nil
 }
 
+// Forget takes back the record of a first install whose writes (C11 steps
+// 4–5, the bridge's) threw: a failed install records nothing.
+func (p *Page) Forget() { p.installed = false }
+
+// Installed reports whether an install was recorded (C11).
+func (p *Page) Installed() bool { return p.installed }
+
 func absentOrObject(v Value) bool {
 	return v.Kind == jsvalue.Undefined || v.Kind == jsvalue.Null || v.Kind == jsvalue.Object
 }

@@ -525,12 +525,27 @@ export function installChatSurfaceApi(target, options) {
   const managed = options !== null && typeof options === 'object' ? options.managed : undefined;
   const tauri = target.__TAURITAVERN__;
   const apiProp = tauri !== null && typeof tauri === 'object' ? tauri.api : undefined;
-  check(fx.install(managed, tauri, apiProp));
-  // Go accepted: write steps 4–5.
-  let t = tauri;
-  if (t === undefined || t === null) t = target.__TAURITAVERN__ = {};
-  if (t.api === undefined || t.api === null) t.api = {};
-  t.api.chatSurface = api;
+  const first = check(fx.install(managed, tauri, apiProp));
+  // Go accepted: write steps 4–5. A write that throws (a frozen target)
+  // takes back the ones before it, and a first install's record: a failed
+  // install writes nothing and records nothing (C11).
+  const undo = [];
+  const put = (o, k, v) => {
+    const had = Object.getOwnPropertyDescriptor(o, k);
+    o[k] = v;
+    undo.push(() => { if (had) Object.defineProperty(o, k, had); else delete o[k]; });
+  };
+  try {
+    let t = tauri;
+    if (t === undefined || t === null) put(target, '__TAURITAVERN__', t = {});
+    let a = apiProp;
+    if (a === undefined || a === null) put(t, 'api', a = {});
+    put(a, 'chatSurface', api);
+  } catch (err) {
+    for (let i = undo.length - 1; i >= 0; i--) try { undo[i](); } catch { /* the write's error is the one thrown */ }
+    if (first) fx.forget();
+    throw err;
+  }
   return api;
 }
 

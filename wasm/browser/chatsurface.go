@@ -99,6 +99,7 @@ func newSurfaceEdge(fx js.Value) {
 	}
 	set("install", e.install)
 	set("managed", func(bridge.Args) any { return e.page.Managed() })
+	set("forget", func(bridge.Args) any { e.page.Forget(); return nil })
 	set("register", e.register)
 	set("fault", e.participantFault)
 	set("createHost", e.createHost)

@@ -19,10 +19,11 @@ func (e *surfaceEdge) install(a bridge.Args) any {
 	for i := range vals {
 		vals[i], _ = e.value(a.Value(i), false)
 	}
+	first := !e.page.Installed()
 	if err := e.page.Install(vals[0], vals[1], vals[2]); err != nil {
 		return e.fail(err)
 	}
-	return nil
+	return first // the facade forgets a first install whose writes throw
 }
 
 // definition reads a participant definition for Registry.Register (C18).
