@@ -441,11 +441,17 @@ fx.settle = (w, emit, isErr, err) => {
 // Frames and timers: the host's four scheduler functions, captured at
 // creation (C140); ids are the facade's, so any native handle type works.
 // They are host code: a throw is recorded for Go (-1), which faults with it.
+// A host function that calls back before it returns (a requestAnimationFrame
+// that runs the frame at once) would reach Go inside the call that asked
+// for it, where the frame is refused and then never asked for again: such a
+// callback runs in a microtask, after the call.
 function schedule(h, table, start, fire) {
   const H = hosts.get(h);
   const id = ++H.nextTimer;
+  const run = () => { table(H).delete(id); fire(h, id); };
+  let starting = true;
   let native;
-  try { native = start(H, () => { table(H).delete(id); fire(h, id); }); } catch (e) { recordThrow(e); return -1; }
+  try { native = start(H, () => { if (starting) queueMicrotask(run); else run(); }); } catch (e) { recordThrow(e); return -1; } finally { starting = false; }
   table(H).set(id, native);
   return id;
 }

@@ -444,3 +444,21 @@ test('C34 C103: a DOM commit that throws faults the epoch with the thrown value,
   armed = false;
   await recovers(x);
 });
+
+// Found by probing: a frame that arrived inside the call asking for it was
+// refused, and Go, believing one still pending, never asked again.
+test('C90: a host requestAnimationFrame that runs its callback before returning still gets its frame, and later gestures settle', async () => {
+  const real = frames();
+  let sync = true;
+  const x = setup({ n: 200, ...real, requestAnimationFrame: (cb) => { if (sync) { sync = false; cb(0); return 1; } return real.requestAnimationFrame(cb); } });
+  await x.host.open();
+  await Promise.resolve();
+  real.flush();
+  x.root.scrollTop = 0;
+  x.root.dispatchEvent(new Event('scroll'));
+  for (let i = 0; i < 3; i++) { await Promise.resolve(); real.flush(); }
+  const s = x.host.snapshot();
+  assert.equal(s.state, 'settled');
+  assert.equal(s.viewport[0], 0);
+  assert.equal(x.host.getFault(), null);
+});
