@@ -42,13 +42,19 @@ func (r Args) Value(i int) js.Value {
 func (r Args) Int(i int) int { return r.typed(i, js.TypeNumber, "a number").Int() }
 
 // Truthy is argument i's ToBoolean.
-func (r Args) Truthy(i int) bool { return r.Value(i).Truthy() }
+func (r Args) Truthy(i int) bool {
+	v := r.Value(i)
+	if TypeOf(v) == TypeBigInt { // Truthy would panic on it: 0n alone is falsy
+		return js.Global().Call("Boolean", v).Bool()
+	}
+	return v.Truthy()
+}
 
 // String is argument i's text, exactly (String), when it is a string; ok is
 // false for any other type.
 func (r Args) String(i int) (s string, ok bool) {
 	v := r.Value(i)
-	if v.Type() != js.TypeString {
+	if TypeOf(v) != js.TypeString {
 		return "", false
 	}
 	return WTF8(v), true
@@ -59,8 +65,12 @@ func (r Args) Func(i int) js.Value { return r.typed(i, js.TypeFunction, "a funct
 
 func (r Args) typed(i int, t js.Type, want string) js.Value {
 	v := r.Value(i)
-	if v.Type() != t {
-		r.bad(i, "is "+v.Type().String()+", not "+want)
+	if vt := TypeOf(v); vt != t {
+		name := "bigint"
+		if vt != TypeBigInt {
+			name = vt.String()
+		}
+		r.bad(i, "is "+name+", not "+want)
 	}
 	return v
 }

@@ -52,3 +52,16 @@ func TestArgsReadTypedAndRefuseBadArguments(t *testing.T) {
 		t.Fatalf("after a bad call %v", r)
 	}
 }
+
+// js.Value.Type panics on a BigInt ("bad type flag"); TypeOf names it, and
+// Truthy reads it as JavaScript does.
+func TestTypeOfBigInt(t *testing.T) {
+	big := js.Global().Call("BigInt", 5)
+	if TypeOf(big) != TypeBigInt || TypeOf(js.ValueOf(1)) != js.TypeNumber || TypeOf(js.Null()) != js.TypeNull {
+		t.Fatal("TypeOf")
+	}
+	a := ArgsOf("op", []js.Value{big, js.Global().Call("BigInt", 0)})
+	if !a.Truthy(0) || a.Truthy(1) {
+		t.Fatal("Truthy of 5n and 0n")
+	}
+}

@@ -462,3 +462,27 @@ test('C90: a host requestAnimationFrame that runs its callback before returning 
   assert.equal(s.viewport[0], 0);
   assert.equal(x.host.getFault(), null);
 });
+
+// Found by probing: Go's js.Value.Type panics on a BigInt (wasm_exec.js
+// gives it no type flag), so any BigInt argument was an internal error,
+// and one that reached an operation faulted the epoch.
+test('C4 C53 C96: BigInt arguments get the rules\' answers, never an internal error or a fault', async () => {
+  const x = setup({ n: 20 });
+  await x.host.open();
+  x.sched.flush();
+  const noInternal = (f) => { try { f(); } catch (e) { assert.doesNotMatch(String(e.message), /internal error/); } };
+  noInternal(() => x.host.getMessageElement(0n));
+  x.host.setProjectionHeld(1n);
+  assert.equal(x.host.snapshot().projectionHeld, true);
+  x.host.setProjectionHeld(0n);
+  assert.equal(x.host.snapshot().projectionHeld, false);
+  assert.equal(thrown(() => x.host.updateContent(0n)).message, 'ChatSurface updateContent requires an integer mesid');
+  noInternal(() => x.host.jumpToMessage(2n));
+  noInternal(() => x.host.render({ replace: [0n] }));
+  x.sched.flush();
+  assert.equal(x.host.getFault(), null);
+  assert.equal(x.host.snapshot().state, 'settled');
+  x.host.dispose();
+  assert.equal(thrown(() => createChatSurfaceHost({ root: makeRoot(), getMessages: () => [], materialize: materializer(), formatMessage, emit() {}, runtimeLimit: 2n })).message,
+    'RuntimeAdmission maxActive must be a positive integer');
+});

@@ -86,7 +86,7 @@ func (e *surfaceEdge) op(a bridge.Args) any {
 		}
 	case protocol.SurfaceRender:
 		o := chatsurface.RenderOptions{}
-		if rep := a.Value(2); rep.Type() == js.TypeObject {
+		if rep := a.Value(2); bridge.TypeOf(rep) == js.TypeObject {
 			list, _, over, thrown := e.list(rep, chatsurface.MaxMessages)
 			switch {
 			case thrown != nil:
@@ -95,7 +95,7 @@ func (e *surfaceEdge) op(a bridge.Args) any {
 				o.Err = chatsurface.ErrReplaceTooLong(over)
 			default:
 				for i, n := 0, list.Length(); i < n; i++ {
-					if v := list.Index(i); v.Type() == js.TypeNumber {
+					if v := list.Index(i); bridge.TypeOf(v) == js.TypeNumber {
 						o.Replace = append(o.Replace, v.Int())
 					}
 				}
@@ -103,7 +103,7 @@ func (e *surfaceEdge) op(a bridge.Args) any {
 		}
 		var thrown *chatsurface.JSValue
 		first := a.Value(3)
-		if o.First, thrown = e.value(first, first.Type() != js.TypeUndefined); thrown != nil {
+		if o.First, thrown = e.value(first, bridge.TypeOf(first) != js.TypeUndefined); thrown != nil {
 			return e.fail(thrown)
 		}
 		if err = h.Render(o); err == nil && a.Truthy(4) {

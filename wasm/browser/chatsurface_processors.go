@@ -22,7 +22,7 @@ func (e *surfaceEdge) processor(a bridge.Args) any {
 	defer e.exit(nil)
 	id, prepare := chatsurface.Undefined, chatsurface.Undefined
 	d := a.Value(0)
-	if t := d.Type(); !e.page.ContentStarted() && (t == js.TypeObject || t == js.TypeFunction) {
+	if t := bridge.TypeOf(d); !e.page.ContentStarted() && (t == js.TypeObject || t == js.TypeFunction) {
 		iv := e.call("get", d, "id")
 		if iv.Equal(e.failMark) {
 			return e.fail(e.takeThrown())
@@ -32,7 +32,7 @@ func (e *surfaceEdge) processor(a bridge.Args) any {
 		if pv.Equal(e.failMark) {
 			return e.fail(e.takeThrown())
 		}
-		if pv.Type() == js.TypeFunction {
+		if bridge.TypeOf(pv) == js.TypeFunction {
 			prepare = chatsurface.Value{Kind: jsvalue.Function, Func: chatsurface.Ref(e.call("addRef", pv).Int())}
 		}
 	}

@@ -69,7 +69,7 @@ func (e *surfaceEdge) startup(a bridge.Args) any {
 		var names []string
 		list := a.Value(2)
 		for i, n := 0, list.Length(); i < n; i++ {
-			if v := list.Index(i); v.Type() == js.TypeString {
+			if v := list.Index(i); bridge.TypeOf(v) == js.TypeString {
 				names = append(names, e.str(v))
 			}
 		}
@@ -98,7 +98,7 @@ func (e *surfaceEdge) requirements(v js.Value) ([]chatsurface.Requirement, error
 	out := make([]chatsurface.Requirement, 0, n)
 	for i := 0; i < n; i++ {
 		q := list.Index(i)
-		if q.Type() != js.TypeObject || q.IsNull() {
+		if bridge.TypeOf(q) != js.TypeObject || q.IsNull() {
 			return nil, chatsurface.ErrMalformedRequirement()
 		}
 		var f [2]string
@@ -107,7 +107,7 @@ func (e *surfaceEdge) requirements(v js.Value) ([]chatsurface.Requirement, error
 			if x.Equal(e.failMark) {
 				return nil, e.takeThrown()
 			}
-			if x.Type() != js.TypeString {
+			if bridge.TypeOf(x) != js.TypeString {
 				return nil, chatsurface.ErrMalformedRequirement()
 			}
 			f[k] = e.str(x)

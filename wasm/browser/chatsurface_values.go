@@ -31,7 +31,7 @@ func (e *surfaceEdge) str(v js.Value) string { return bridge.WTF8(v) }
 // (a throwing conversion is reported as thrown).
 func (e *surfaceEdge) value(v js.Value, withStr bool) (chatsurface.Value, *chatsurface.JSValue) {
 	var out chatsurface.Value
-	switch v.Type() {
+	switch bridge.TypeOf(v) {
 	case js.TypeUndefined:
 		out = chatsurface.Undefined
 	case js.TypeNull:
@@ -68,7 +68,7 @@ func (e *surfaceEdge) value(v js.Value, withStr bool) (chatsurface.Value, *chats
 // when reading it threw.
 func (e *surfaceEdge) list(v js.Value, max int) (out js.Value, isArray bool, over float64, thrown *chatsurface.JSValue) {
 	r := e.call("list", v, max)
-	switch r.Type() {
+	switch bridge.TypeOf(r) {
 	case js.TypeNull:
 		return r, false, 0, nil
 	case js.TypeNumber:
