@@ -14,6 +14,7 @@ import './takeover-api.js';
 import './editor-ops-api.js';
 import './takeover-host-api.js';
 import { kindOf } from './codec.js';
+import { allOrNothing } from './all-or-nothing.js';
 import * as DOM from './chat-surface-dom.js';
 import { SURFACE_EVENT as EVENT, SURFACE_OP as OP, SURFACE_START as START, CLASS, SURFACE_LIMIT, RESULT, RESULT_LAYOUT, VERSION_READ as VERSION, CLAIM, PROCESSOR_RESULT } from './protocol.js';
 
@@ -535,20 +536,15 @@ export function installChatSurfaceApi(target, options) {
   // Go accepted: write steps 4–5. A write that throws (a frozen target)
   // takes back the ones before it, and a first install's record: a failed
   // install writes nothing and records nothing (C11).
-  const undo = [];
-  const put = (o, k, v) => {
-    const had = Object.getOwnPropertyDescriptor(o, k);
-    o[k] = v;
-    undo.push(() => { if (had) Object.defineProperty(o, k, had); else delete o[k]; });
-  };
+  const w = allOrNothing();
   try {
     let t = tauri;
-    if (t === undefined || t === null) put(target, '__TAURITAVERN__', t = {});
+    if (t === undefined || t === null) w.put(target, '__TAURITAVERN__', t = {});
     let a = apiProp;
-    if (a === undefined || a === null) put(t, 'api', a = {});
-    put(a, 'chatSurface', api);
+    if (a === undefined || a === null) w.put(t, 'api', a = {});
+    w.put(a, 'chatSurface', api);
   } catch (err) {
-    for (let i = undo.length - 1; i >= 0; i--) try { undo[i](); } catch { /* the write's error is the one thrown */ }
+    w.rollback();
     if (first) fx.forget();
     throw err;
   }

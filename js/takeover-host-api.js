@@ -5,6 +5,7 @@
 // values the actions name (payload, handle, slot id, snapshot, outcome).
 
 import { isAbortSignal, kindOf } from './codec.js';
+import { allOrNothing } from './all-or-nothing.js';
 import {
   DRIVER_ARG as A, DRIVER_EVENT as EVENT_KEYS, DRIVER_FN as FNS, DRIVER_OP as OP, DRIVER_STORE as STORE, TK_STATE_NAME as STATUS,
 } from './protocol.js';
@@ -249,20 +250,15 @@ export function createTakeoverHostApi(core) {
     // was written before it is taken back.
     const et = ctx.eventTypes;
     const create = st === 1 ? settlingCreate() : createMessageEditorHandle;
-    const undo = [];
-    const put = (o, k, v) => {
-      const had = Object.getOwnPropertyDescriptor(o, k);
-      o[k] = v;
-      undo.push(() => { if (had) Object.defineProperty(o, k, had); else delete o[k]; });
-    };
+    const w = allOrNothing();
     try {
       const types = et ?? {};
-      put(types, 'GENERATE_TAKEOVER_DISPATCH', GENERATE_TAKEOVER_DISPATCH);
-      if (types !== et) put(ctx, 'eventTypes', types);
-      put(ctx, 'createMessageEditorHandle', create);
-      put(ctx, 'TakeoverError', TakeoverError);
+      w.put(types, 'GENERATE_TAKEOVER_DISPATCH', GENERATE_TAKEOVER_DISPATCH);
+      if (types !== et) w.put(ctx, 'eventTypes', types);
+      w.put(ctx, 'createMessageEditorHandle', create);
+      w.put(ctx, 'TakeoverError', TakeoverError);
     } catch (err) {
-      for (let i = undo.length - 1; i >= 0; i--) try { undo[i](); } catch { /* the original error is the one thrown */ }
+      w.rollback();
       throw err;
     }
     return ctx;

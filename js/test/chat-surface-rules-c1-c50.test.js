@@ -288,6 +288,16 @@ test('C26/C28: an edit keeps the key and the root; a new object at the same mesi
   assert.ok(!mesRoots().includes(r0), 'a mesid shift remounts');
 });
 
+// The DOM changes fn makes under the root, as type:attribute.
+function recordsOf(fn) {
+  const mo = new MutationObserver(() => {});
+  mo.observe(root, { childList: true, attributes: true, characterData: true, subtree: true });
+  fn();
+  const recs = mo.takeRecords();
+  mo.disconnect();
+  return recs.map((r) => `${r.type}:${r.attributeName}`);
+}
+
 test('C29: the fast path changes nothing in the DOM, calls no materialize and no hook', () => {
   fresh(3);
   const log = [];
@@ -296,12 +306,7 @@ test('C29: the fast path changes nothing in the DOM, calls no materialize and no
   const before = mesRoots();
   log.length = 0;
   calls.mat.length = 0;
-  const mo = new MutationObserver(() => {});
-  mo.observe(root, { childList: true, attributes: true, characterData: true, subtree: true });
-  host.render();
-  const recs = mo.takeRecords();
-  mo.disconnect();
-  assert.deepEqual(recs.map((r) => `${r.type}:${r.attributeName}`), []);
+  assert.deepEqual(recordsOf(() => host.render()), []);
   assert.deepEqual(mesRoots(), before);
   assert.deepEqual(log, []);
   assert.equal(calls.mat.length, 0);
@@ -319,12 +324,7 @@ test('C29, C31: a commit puts back what foreign code changed of last_mes and #n,
   assert.equal(calls.mat.length, 0);
   assert.deepEqual(mesRoots().map((r) => r.classList.contains('last_mes')), [false, false, true]);
   assert.equal(r1.querySelector('.mesIDDisplay').textContent, '#1');
-  const mo = new MutationObserver(() => {});
-  mo.observe(root, { childList: true, attributes: true, characterData: true, subtree: true });
-  host.render();
-  const recs = mo.takeRecords();
-  mo.disconnect();
-  assert.deepEqual(recs.map((r) => `${r.type}:${r.attributeName}`), []);
+  assert.deepEqual(recordsOf(() => host.render()), []);
 });
 
 test('C31: one batch — removals before insertions; retained roots are not moved; non-.mes children stay; last_mes moves', () => {
