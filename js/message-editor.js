@@ -1,8 +1,13 @@
 // The message editor widget for pages (spec S90–S98). The widget itself is
 // Go (msgeditor + wasm/browser/editor.go, drawn with dom/v2); this facade
 // only mounts it, performs the HTTP requests Go asks for with `fetch`, and
-// turns programmatic calls into promises. It holds no policy.
+// turns programmatic calls into promises, answering ill-typed ones with the
+// route's bad-request before they reach Go. It holds no other policy.
 import { sharedCore } from './core.js';
+
+// More attachment ids than any message holds: a longer list is refused
+// before anything is read from it.
+const MAX_REMOVED = 1024;
 
 /**
  * Mount the editor over a host-rendered transcript. Rows are elements
@@ -51,11 +56,29 @@ export async function mountMessageEditor(root, options = {}) {
   };
   handle = check(core.editorBoot.mount(root, sessionId, fx));
 
-  const call = (name, seq, text, removeAttachments) => {
+  // A request the route would refuse as ill-typed (S76, bad-request) is
+  // answered here, as the route answers, with nothing sent: no caller's
+  // number is coerced into another row's seq, and no claimed length sizes
+  // anything. The ids cross as a plain array read once.
+  const refused = (message) => Promise.resolve({ ok: false, error: { code: 'bad-request', message } });
+  const call = (name, seq, text, hasText, removeAttachments) => {
     if (destroyed) return Promise.reject(new Error('message editor is destroyed'));
+    if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) return refused(`seq must be a non-negative integer; got ${typeof seq === 'number' ? String(seq) : typeof seq}`);
+    if (hasText && typeof text !== 'string') return refused(`text must be a string; got ${typeof text}`);
+    let ids = null;
+    if (removeAttachments !== undefined && removeAttachments !== null) {
+      const n = Array.isArray(removeAttachments) ? removeAttachments.length : -1;
+      if (!(n >= 0 && n <= MAX_REMOVED)) return refused(`removeAttachments must be an array of at most ${MAX_REMOVED} attachment ids`);
+      ids = [];
+      for (let i = 0; i < n; i++) {
+        const id = removeAttachments[i];
+        if (typeof id !== 'string') return refused(`removeAttachments[${i}] must be an attachment id (a string); got ${id === null ? 'null' : typeof id}`);
+        ids.push(id);
+      }
+    }
     const token = ++nextToken;
     const done = new Promise((resolve) => waiters.set(token, resolve));
-    check(handle.call(name, seq, text, removeAttachments ?? null, token));
+    check(handle.call(name, seq, hasText ? text : undefined, ids, token));
     return done;
   };
 
@@ -63,10 +86,10 @@ export async function mountMessageEditor(root, options = {}) {
     version: handle.version(),
     refresh() { check(handle.refresh()); return this.whenIdle(); },
     whenIdle() { return inflight === 0 ? Promise.resolve() : new Promise((r) => idle.push(r)); },
-    edit(seq, text, { removeAttachments } = {}) { return call('edit', seq, String(text), removeAttachments); },
-    undo(seq) { return call('undo', seq, undefined, undefined); },
+    edit(seq, text, { removeAttachments } = {}) { return call('edit', seq, text, true, removeAttachments); },
+    undo(seq) { return call('undo', seq, undefined, false, undefined); },
     regenerate(seq, { text, removeAttachments } = {}) {
-      return call('regenerate', seq, text === undefined ? undefined : String(text), removeAttachments);
+      return call('regenerate', seq, text, text !== undefined, removeAttachments);
     },
     destroy() {
       if (destroyed) return;

@@ -173,3 +173,36 @@ test('rows tagged late, row parts, and no empty action bars (S95, S96, S98)', as
   editor.destroy();
   assert.equal(tail.style.display, '', 'destroy restores the parts');
 });
+
+// Found by probing: edit(2.7) wrote over seq 2, a text object was saved as
+// its String(), a string seq threw an internal error, and a removeAttachments
+// claiming 1e9 entries ran Go out of memory for the rest of the page.
+test('ill-typed calls are refused as the route refuses them (S76 bad-request), nothing sent, and the next call works', async (t) => {
+  const { session, root, fetch } = setup(t);
+  let sent = 0;
+  const counted = (url, init) => { sent++; return fetch(url, init); };
+  const editor = await mountMessageEditor(root, { sessionId: 'sF', baseURL: ORIGIN, fetch: counted });
+  t.after(() => editor.destroy());
+  await editor.whenIdle();
+  const before = { sent, length: session.length };
+  const huge = [];
+  huge.length = 1e9;
+  for (const [call, message] of [
+    [() => editor.edit(2.7, 'x'), 'seq must be a non-negative integer; got 2.7'],
+    [() => editor.edit('2', 'x'), 'seq must be a non-negative integer; got string'],
+    [() => editor.edit(-1, 'x'), 'seq must be a non-negative integer; got -1'],
+    [() => editor.undo(undefined), 'seq must be a non-negative integer; got undefined'],
+    [() => editor.edit(2, { toString() { return 'OBJ'; } }), 'text must be a string; got object'],
+    [() => editor.edit(15, 'q2', { removeAttachments: { length: 1e9 } }), 'removeAttachments must be an array of at most 1024 attachment ids'],
+    [() => editor.edit(15, 'q2', { removeAttachments: huge }), 'removeAttachments must be an array of at most 1024 attachment ids'],
+    [() => editor.edit(15, 'q2', { removeAttachments: 'img-A' }), 'removeAttachments must be an array of at most 1024 attachment ids'],
+    [() => editor.edit(15, 'q2', { removeAttachments: [1] }), 'removeAttachments[0] must be an attachment id (a string); got number'],
+    [() => editor.regenerate(17, { text: 5 }), 'text must be a string; got number'],
+  ]) {
+    assert.deepEqual(await call(), { ok: false, error: { code: 'bad-request', message } });
+  }
+  assert.deepEqual({ sent, length: session.length }, before, 'nothing sent, nothing written');
+  const ok = await editor.edit(2, 'q1 again');
+  assert.equal(ok.ok, true);
+  assert.equal(session.length, before.length + 1);
+});
