@@ -18,7 +18,7 @@ import (
 const maxSafeInteger = 1<<53 - 1
 
 func decodeValue(b []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
+	dec := json.NewDecoder(bytes.NewReader(protectSurrogates(b)))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
@@ -51,7 +51,7 @@ func EncodeJSON(v any) ([]byte, error) {
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+	return restoreSurrogates(bytes.TrimRight(buf.Bytes(), "\n")), nil
 }
 
 func cloneValue(v any) any {

@@ -210,9 +210,12 @@ func planEdit(l *sessionlog.Log, op, target string, text *string, remove []strin
 }
 
 func writeJSON(w io.Writer, v any) {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.Encode(v)
+	b, err := sessionlog.EncodeJSON(v) // lone surrogates stay as they were read
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tavern-log:", err)
+		return
+	}
+	w.Write(append(b, '\n'))
 }
 
 // refusal reports a failed read: an invalid log (exit 1, invalidLog, with

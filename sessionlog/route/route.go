@@ -219,9 +219,11 @@ func write(w http.ResponseWriter, status int, body any) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.Encode(body)
+	b, err := sessionlog.EncodeJSON(body) // (a lone surrogate in a row's text stays one)
+	if err != nil {
+		b = []byte(`{"ok":false,"error":{"code":"internal","message":"the answer could not be encoded"}}`)
+	}
+	w.Write(append(b, '\n'))
 }
 
 func writeErr(w http.ResponseWriter, e *httpError) {
@@ -470,8 +472,8 @@ func (h *Handler) operate(id string, req sessionlog.Request) (any, *httpError) {
 		return map[string]any{"unchanged": true}, nil
 	}
 	ev := p.Event
-	data, _ := json.Marshal(ev.Fields()["data"])
-	surfaceOp, _ := json.Marshal(ev.Fields()["surfaceOp"])
+	data, _ := sessionlog.EncodeJSON(ev.Fields()["data"])
+	surfaceOp, _ := sessionlog.EncodeJSON(ev.Fields()["surfaceOp"])
 	seq, err := s.Append(ev.Type, data, surfaceOp, p.SourceEventSeqs())
 	if err != nil {
 		return nil, fail(sessionlog.CodeInternal, "The harness rejected the write, so nothing was saved: %v", err)
@@ -484,7 +486,7 @@ func (h *Handler) operate(id string, req sessionlog.Request) (any, *httpError) {
 	if !p.Wake {
 		return map[string]any{"unchanged": false, "seq": seq, "replacedSeq": p.ReplacedSeq, "inFlight": p.InFlight}, nil
 	}
-	trigger, _ := json.Marshal(l.Trigger(seq))
+	trigger, _ := sessionlog.EncodeJSON(l.Trigger(seq))
 	if err := a.Followup(trigger); err != nil {
 		return nil, fail(sessionlog.CodeInternal, "The old answer has been removed from the model's context (seq %d), but the model could not be woken: %v. Sending a message will continue the conversation.", seq, err)
 	}
