@@ -6,5 +6,5 @@ export function writeFileDurable(path: string, data: string | Uint8Array): void;
 export function createFileDurable(path: string, data: string | Uint8Array): void;
 /** Append at the known end `size`, fsync; rolled back on failure. Returns the new size. */
 export function appendDurable(path: string, size: number, data: string | Uint8Array): number;
-/** Truncate path (still `was` bytes long) to `size`, fsync. */
+/** Cut path (still `was` bytes long) back to `size` ≤ `was`, fsync; a size or count that is not a non-negative integer, or a size above `was`, throws RangeError first. */
 export function truncateDurable(path: string, was: number, size: number): void;

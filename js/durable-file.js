@@ -17,6 +17,22 @@ export function fsyncDir(dir) {
   }
 }
 
+// The bytes to write: a Buffer, a typed array (read as its bytes) or a
+// string (UTF-8). Anything else is refused: Buffer.from of an array-like
+// would size a buffer by whatever length the object claims.
+function bytesOf(data, what) {
+  if (Buffer.isBuffer(data)) return data;
+  if (typeof data === 'string') return Buffer.from(data);
+  if (ArrayBuffer.isView(data)) return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  throw new TypeError(`${what}: data must be a string, a Buffer or a typed array`);
+}
+
+// A size the caller gives: a byte count, checked before it decides anything.
+function byteCount(n, what) {
+  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`${what} must be a byte count (a non-negative integer); got ${typeof n === 'number' ? n : typeof n}`);
+  return n;
+}
+
 function writeAll(fd, buf, position) {
   for (let done = 0; done < buf.length;) {
     done += fs.writeSync(fd, buf, done, buf.length - done, position + done);
@@ -44,7 +60,7 @@ export function createFileDurable(path, data) {
 // writeNew creates path (which must not exist), writes data and fsyncs it;
 // on failure nothing is left behind.
 function writeNew(path, data) {
-  const buf = Buffer.isBuffer(data) ? data : Buffer.from(data);
+  const buf = bytesOf(data, 'writeFileDurable');
   const fd = fs.openSync(path, 'wx', 0o600);
   try {
     writeAll(fd, buf, 0);
@@ -65,7 +81,8 @@ function writeNew(path, data) {
  * Returns the new size.
  */
 export function appendDurable(path, size, data) {
-  const buf = Buffer.isBuffer(data) ? data : Buffer.from(data);
+  byteCount(size, 'appendDurable: size');
+  const buf = bytesOf(data, 'appendDurable');
   const fd = fs.openSync(path, 'r+');
   try {
     const actual = fs.fstatSync(fd).size;
@@ -90,8 +107,15 @@ export function appendDurable(path, size, data) {
   }
 }
 
-/** Truncate a file to `size` bytes, after checking it is still `was` long, and fsync. */
+/**
+ * Cut a file back to `size` bytes, after checking it is still `was` long,
+ * and fsync. It only ever shortens: a size above `was` would pad the file
+ * with zeros (a torn tail where the log was whole).
+ */
 export function truncateDurable(path, was, size) {
+  byteCount(was, 'truncateDurable: was');
+  byteCount(size, 'truncateDurable: size');
+  if (size > was) throw new RangeError(`truncateDurable: size ${size} is above the file's ${was} bytes; it only cuts a file back`);
   const fd = fs.openSync(path, 'r+');
   try {
     if (fs.fstatSync(fd).size !== was) throw new Error(`${path} changed while it was being repaired`);

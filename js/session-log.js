@@ -31,7 +31,19 @@ function unwrap(envelope) {
 }
 
 function call(name, id, input, args) {
-  return unwrap(host.call(name, id, input ?? '', args === undefined ? '' : JSON.stringify(args)));
+  return unwrap(host.call(name, id, bytesIn(input ?? ''), args === undefined ? '' : JSON.stringify(args)));
+}
+
+// Go sizes its copy of a log's bytes by their length: a subclass whose
+// byteLength getter claims more than it holds is copied here first (the
+// Uint8Array constructor reads the real length), so no claimed number
+// sizes anything. A Uint8Array or a Buffer as they come are passed as is.
+const plainBytes = new Set([Uint8Array.prototype, globalThis.Buffer?.prototype]);
+function bytesIn(input) {
+  if (!(input instanceof Uint8Array)) return input;
+  const own = Object.getOwnPropertyNames(input);
+  if (plainBytes.has(Object.getPrototypeOf(input)) && !own.includes('byteLength') && !own.includes('length')) return input;
+  return new Uint8Array(input);
 }
 
 /**

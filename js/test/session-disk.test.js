@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { LiveSession, SessionHost, repairLog } from '../session-host.js';
 import { validate, fold, openLog, planRepair, SessionLogError, EDITOR_PATHS, VERSION_HEADER } from '../session-log.js';
-import { writeFileDurable } from '../durable-file.js';
+import { writeFileDurable, appendDurable, truncateDurable } from '../durable-file.js';
 
 const FIX = new URL('../../testdata/sessionlog/', import.meta.url);
 const ORIGIN = 'http://127.0.0.1:4000';
@@ -235,4 +235,37 @@ test('S111: an append that JSON.stringify would change is refused and writes not
   assert.equal(e.code, 'invalid-log');
   assert.equal(e.rule, 'S111');
   assert.equal(log.length, 20);
+});
+
+// Found by probing: the helpers took caller numbers on trust. A missing
+// size emptied the log, a size above it padded it with zeros (a torn tail
+// where it was whole), and an array-like claiming 2^20 entries appended
+// 1 MiB of zeros and answered the new size.
+test('S109: the durable helpers check the sizes and data they are given before they touch the file', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tc-durable-'));
+  const path = join(dir, 'log.jsonl');
+  writeFileSync(path, 'abc\n');
+  for (const [f, err] of [
+    [() => truncateDurable(path, 4), RangeError],
+    [() => truncateDurable(path, 4, -1), RangeError],
+    [() => truncateDurable(path, 4, 4 + 4096), RangeError],
+    [() => truncateDurable(path, 4, 2 ** 40), RangeError],
+    [() => truncateDurable(path, 4, 1.5), RangeError],
+    [() => appendDurable(path, '4', 'x'), RangeError],
+    [() => appendDurable(path, 4, { length: 2 ** 20 }), TypeError],
+    [() => appendDurable(path, 4, [1, 2]), TypeError],
+  ]) assert.throws(f, err);
+  assert.equal(readFileSync(path, 'utf8'), 'abc\n', 'untouched');
+  assert.equal(appendDurable(path, 4, new Uint16Array([0x4241])), 6, 'a typed array is its bytes');
+  truncateDurable(path, 6, 4);
+  assert.equal(readFileSync(path, 'utf8'), 'abc\n');
+});
+
+test('openLog and validate read a byte array\'s real length, whatever its byteLength getter claims', () => {
+  class Liar extends Uint8Array { get byteLength() { return 2 ** 40; } get length() { return 2 ** 40; } }
+  const header = '{"type":"session","version":4,"id":"x","createdAt":0}\n';
+  const v = validate(new Liar(Buffer.from(header)));
+  assert.equal(v.ok, true);
+  assert.equal(v.events, 0);
+  assert.equal(validate(header).ok, true, 'the next call works');
 });
