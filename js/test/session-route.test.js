@@ -196,6 +196,13 @@ test('compaction lock, live v0–v3 served, unknown format refused, missing agen
   const r = await answer(await routes.get(EDITOR_PATHS.edit)(request('edit', edit({ messageId: 'u1' }, 'x'))));
   assert.equal(r.status, 409);
   assert.equal(r.error.code, 'unsupported-format');
+  // A version that is no integer is no version (it was read as 0 or 4).
+  for (const headerVersion of [NaN, 4.5, Infinity, '4']) {
+    const odd = new Map();
+    mountEditorRoute({ ...unknown, session: () => ({ headerVersion, snapshot: () => [], append() { throw new Error('must not append'); } }) }, odd);
+    const o = await answer(await odd.get(EDITOR_PATHS.edit)(request('edit', edit({ messageId: 'u1' }, 'x'))));
+    assert.equal(o.error?.code, 'unsupported-format', String(headerVersion));
+  }
 });
 
 test('auth hook: sync or async, refusal is 401 after the origin check (S85)', async () => {

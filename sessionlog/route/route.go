@@ -71,7 +71,8 @@ type Session interface {
 	// JSON envelopes.
 	Events() ([]json.RawMessage, error)
 	// Append hands one event to the harness and returns its seq. An error
-	// means nothing was written.
+	// means nothing was written, but one wrapping ErrUnconfirmed: the
+	// session took the event and its answer named no seq.
 	Append(typ string, data, surfaceOp json.RawMessage, sourceEventSeqs []int) (int, error)
 	// Agent is the session's live agent; false when there is none.
 	Agent() (Agent, bool)
@@ -215,6 +216,10 @@ func fromLog(err error) *httpError {
 }
 
 // write sends the S84 envelope.
+// ErrUnconfirmed marks a Session.Append whose event was taken but whose
+// answer was no seq: neither "saved" nor "nothing was saved" is true.
+var ErrUnconfirmed = errors.New("The harness took the change but its answer named no seq")
+
 func write(w http.ResponseWriter, status int, body any) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
@@ -475,6 +480,9 @@ func (h *Handler) operate(id string, req sessionlog.Request) (any, *httpError) {
 	data, _ := sessionlog.EncodeJSON(ev.Fields()["data"])
 	surfaceOp, _ := sessionlog.EncodeJSON(ev.Fields()["surfaceOp"])
 	seq, err := s.Append(ev.Type, data, surfaceOp, p.SourceEventSeqs())
+	if errors.Is(err, ErrUnconfirmed) {
+		return nil, fail(sessionlog.CodeInternal, "%v, so it is unconfirmed: reload the session before trying again", err)
+	}
 	if err != nil {
 		return nil, fail(sessionlog.CodeInternal, "The harness rejected the write, so nothing was saved: %v", err)
 	}

@@ -3,6 +3,7 @@ package route
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -668,7 +669,15 @@ func TestC66_AppendAndFlushFailures(t *testing.T) {
 	e.s.appendErr = errors.New("X")
 	w, env := e.do(t, "POST", PathEdit, `{"session":"sF","target":{"messageId":"u1"},"text":"q1*"}`)
 	wantFail(t, w, env, 500, "internal")
-	if !strings.Contains(env.Error.Message, "X") || e.s.log.Len() != 20 {
+	if !strings.Contains(env.Error.Message, "X") || !strings.Contains(env.Error.Message, "nothing was saved") || e.s.log.Len() != 20 {
+		t.Fatal(env.Error.Message)
+	}
+	// A session that took the event but answered no seq: not "nothing was
+	// saved" (the port's check of the answer, wasm/host).
+	e.s.appendErr = fmt.Errorf("%w (it answered NaN)", ErrUnconfirmed)
+	w, env = e.do(t, "POST", PathEdit, `{"session":"sF","target":{"messageId":"u1"},"text":"q1*"}`)
+	wantFail(t, w, env, 500, "internal")
+	if env.Error.Message != "The harness took the change but its answer named no seq (it answered NaN), so it is unconfirmed: reload the session before trying again" {
 		t.Fatal(env.Error.Message)
 	}
 	e.s.appendErr = nil

@@ -57,10 +57,20 @@ type jsSession struct{ v js.Value }
 
 func (s jsSession) HeaderVersion() int {
 	v, err := jsCall(func() js.Value { return s.v.Call("headerVersion") })
-	if err != nil || v.Type() != js.TypeNumber {
-		return -1 // answered as unsupported-format
+	if err != nil || !isCount(v) {
+		return -1 // answered as unsupported-format: NaN or 4.5 is no version
 	}
 	return v.Int()
+}
+
+// isCount is a number the harness may answer for a version or a seq: a
+// non-negative integer JavaScript holds exactly.
+func isCount(v js.Value) bool {
+	if v.Type() != js.TypeNumber {
+		return false
+	}
+	f := v.Float()
+	return f >= 0 && f <= 1<<53-1 && f == float64(int64(f))
 }
 
 // Events reads the snapshot synchronously: between it and Append nothing
@@ -91,8 +101,8 @@ func (s jsSession) Append(typ string, data, surfaceOp json.RawMessage, src []int
 	if err != nil {
 		return 0, err
 	}
-	if v.Type() != js.TypeNumber {
-		return 0, fmt.Errorf("session append answered %s instead of the new seq", js.Global().Call("String", v).String())
+	if !isCount(v) {
+		return 0, fmt.Errorf("%w (it answered %s)", route.ErrUnconfirmed, js.Global().Call("String", v).String())
 	}
 	return v.Int(), nil
 }
