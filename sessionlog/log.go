@@ -263,7 +263,9 @@ func decodeOwned(b []byte, opts DecodeOptions) (*Log, error) {
 			line, next, terminated = line[:nl], pos+nl+1, true
 		}
 		lineNo++
-		if !terminated {
+		if !terminated || next == len(b) && allNUL(line) {
+			// (A last line of NUL bytes and its newline is a write whose
+			// blocks never reached the disk: a torn tail as well.)
 			return d.finish(b, pos, line, lineNo)
 		}
 		if err := d.line(line, lineNo); err != nil {
@@ -490,4 +492,13 @@ func (l *Log) Encode(w io.Writer) error {
 		bw.WriteByte('\n')
 	}
 	return bw.Flush()
+}
+
+func allNUL(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return len(b) > 0
 }
