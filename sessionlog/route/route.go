@@ -218,7 +218,7 @@ func fromLog(err error) *httpError {
 // write sends the S84 envelope.
 // ErrUnconfirmed marks a Session.Append whose event was taken but whose
 // answer was no seq: neither "saved" nor "nothing was saved" is true.
-var ErrUnconfirmed = errors.New("The harness took the change but its answer named no seq")
+var ErrUnconfirmed = errors.New("its answer named no seq")
 
 func write(w http.ResponseWriter, status int, body any) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
@@ -481,7 +481,7 @@ func (h *Handler) operate(id string, req sessionlog.Request) (any, *httpError) {
 	surfaceOp, _ := sessionlog.EncodeJSON(ev.Fields()["surfaceOp"])
 	seq, err := s.Append(ev.Type, data, surfaceOp, p.SourceEventSeqs())
 	if errors.Is(err, ErrUnconfirmed) {
-		return nil, fail(sessionlog.CodeInternal, "%v, so it is unconfirmed: reload the session before trying again", err)
+		return nil, fail(sessionlog.CodeInternal, "The harness took the change but %v, so it is unconfirmed: reload the session before trying again", err)
 	}
 	if err != nil {
 		return nil, fail(sessionlog.CodeInternal, "The harness rejected the write, so nothing was saved: %v", err)
