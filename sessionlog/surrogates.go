@@ -21,12 +21,13 @@ func mayHoldSurrogates(b []byte) bool {
 		bytes.Contains(b, []byte(`\uf`)) || bytes.Contains(b, []byte(`\uF`)) || bytes.Contains(b, []byte(surrogateMark))
 }
 
-func hex4(b []byte) (int, bool) {
-	if len(b) < 4 {
+// hex4 reads the four hex digits at b[at:].
+func hex4(b []byte, at int) (int, bool) {
+	if at+4 > len(b) {
 		return 0, false
 	}
 	v := 0
-	for _, c := range b[:4] {
+	for _, c := range b[at : at+4] {
 		switch {
 		case c >= '0' && c <= '9':
 			v = v<<4 | int(c-'0')
@@ -41,58 +42,84 @@ func hex4(b []byte) (int, bool) {
 	return v, true
 }
 
-// protectSurrogates rewrites lone surrogate escapes (and U+FDD0) inside the
-// strings of JSON text b; text without them is returned as it is.
-func protectSurrogates(b []byte) []byte {
-	if !mayHoldSurrogates(b) {
-		return b
-	}
-	out := make([]byte, 0, len(b)+16)
-	mark := func(x int) {
-		const digits = "0123456789abcdef"
-		out = append(out, surrogateMark...)
-		out = append(out, digits[x>>12&15], digits[x>>8&15], digits[x>>4&15], digits[x&15])
-	}
+// eachMarkable walks the strings of JSON text b and calls f(at, end, x)
+// for each piece protectSurrogates rewrites, b[at:end]: a lone surrogate
+// escape (x its unit) or a U+FDD0, escaped or raw (x 0xFDD0). It stops
+// when f returns false, and at a malformed or truncated escape, which the
+// decoder reports.
+func eachMarkable(b []byte, f func(at, end, x int) bool) {
 	in := false
 	for i := 0; i < len(b); i++ {
 		c := b[i]
 		switch {
 		case !in:
 			in = c == '"'
-			out = append(out, c)
 		case c == '"':
 			in = false
-			out = append(out, c)
-		case c == '\\' && i+1 < len(b) && b[i+1] == 'u':
-			x, ok := hex4(b[i+2:])
-			if !ok {
-				out = append(out, c)
+		case c == '\\':
+			if i+1 >= len(b) {
+				return
+			}
+			if b[i+1] != 'u' {
+				i++
 				continue
 			}
-			if x >= 0xD800 && x <= 0xDBFF && i+11 < len(b) && b[i+6] == '\\' && b[i+7] == 'u' {
-				if y, ok := hex4(b[i+8:]); ok && y >= 0xDC00 && y <= 0xDFFF { // a pair: as it is
-					out = append(out, b[i:i+12]...)
+			x, ok := hex4(b, i+2)
+			if !ok {
+				return
+			}
+			if x >= 0xD800 && x <= 0xDBFF && i+7 < len(b) && b[i+6] == '\\' && b[i+7] == 'u' {
+				if y, ok := hex4(b, i+8); ok && y >= 0xDC00 && y <= 0xDFFF { // a pair
 					i += 11
 					continue
 				}
 			}
-			if x >= 0xD800 && x <= 0xDFFF || x == 0xFDD0 {
-				mark(x)
-			} else {
-				out = append(out, b[i:i+6]...)
+			if (x >= 0xD800 && x <= 0xDFFF || x == 0xFDD0) && !f(i, i+6, x) {
+				return
 			}
 			i += 5
-		case c == '\\' && i+1 < len(b):
-			out = append(out, c, b[i+1])
-			i++
 		case bytes.HasPrefix(b[i:], []byte(surrogateMark)):
-			mark(0xFDD0)
+			if !f(i, i+len(surrogateMark), 0xFDD0) {
+				return
+			}
 			i += len(surrogateMark) - 1
-		default:
-			out = append(out, c)
 		}
 	}
-	return out
+}
+
+// LoneSurrogate reports the first escape in the strings of JSON text b
+// that names half of a surrogate pair, and that half: what encoding/json
+// would turn into U+FFFD (the route refuses such a request body, S83).
+func LoneSurrogate(b []byte) (unit int, found bool) {
+	eachMarkable(b, func(_, _, x int) bool {
+		if x == 0xFDD0 {
+			return true
+		}
+		unit, found = x, true
+		return false
+	})
+	return unit, found
+}
+
+// protectSurrogates rewrites lone surrogate escapes (and U+FDD0) inside the
+// strings of JSON text b; text without them is returned as it is.
+func protectSurrogates(b []byte) []byte {
+	if !mayHoldSurrogates(b) {
+		return b
+	}
+	var out []byte
+	last := 0
+	eachMarkable(b, func(at, end, x int) bool {
+		const digits = "0123456789abcdef"
+		out = append(append(out, b[last:at]...), surrogateMark...)
+		out = append(out, digits[x>>12&15], digits[x>>8&15], digits[x>>4&15], digits[x&15])
+		last = end
+		return true
+	})
+	if out == nil {
+		return b
+	}
+	return append(out, b[last:]...)
 }
 
 // restoreSurrogates turns what protectSurrogates made back into escapes in
@@ -104,7 +131,7 @@ func restoreSurrogates(b []byte) []byte {
 	out := make([]byte, 0, len(b))
 	for i := 0; i < len(b); i++ {
 		if bytes.HasPrefix(b[i:], []byte(surrogateMark)) {
-			if _, ok := hex4(b[i+len(surrogateMark):]); ok {
+			if _, ok := hex4(b, i+len(surrogateMark)); ok {
 				out = append(out, '\\', 'u')
 				out = append(out, b[i+len(surrogateMark):i+len(surrogateMark)+4]...)
 				i += len(surrogateMark) + 3

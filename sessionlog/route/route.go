@@ -215,11 +215,11 @@ func fromLog(err error) *httpError {
 	return fail(sessionlog.CodeInternal, "%v", err)
 }
 
-// write sends the S84 envelope.
 // ErrUnconfirmed marks a Session.Append whose event was taken but whose
 // answer was no seq: neither "saved" nor "nothing was saved" is true.
 var ErrUnconfirmed = errors.New("its answer named no seq")
 
+// write sends the S84 envelope.
 func write(w http.ResponseWriter, status int, body any) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"unicode/utf8"
+
+	"tavern-core/sessionlog"
 )
 
 // Strict request JSON (S83). encoding/json alone is too forgiving for a
@@ -22,67 +24,10 @@ func checkText(raw []byte) error {
 	if !utf8.Valid(raw) {
 		return errors.New("the body is not valid UTF-8")
 	}
-	inString := false
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if !inString {
-			inString = c == '"'
-			continue
-		}
-		switch c {
-		case '"':
-			inString = false
-		case '\\':
-			if i+1 >= len(raw) {
-				return nil // the decoder reports the truncation
-			}
-			if raw[i+1] != 'u' {
-				i++
-				continue
-			}
-			u, ok := hex4(raw, i+2)
-			if !ok {
-				return nil // malformed escape: the decoder reports it
-			}
-			switch {
-			case u >= 0xDC00 && u <= 0xDFFF:
-				return fmt.Errorf("the body holds a lone surrogate escape \\u%04x", u)
-			case u >= 0xD800 && u <= 0xDBFF:
-				lo, ok := uint16(0), i+7 < len(raw) && raw[i+6] == '\\' && raw[i+7] == 'u'
-				if ok {
-					lo, ok = hex4(raw, i+8)
-				}
-				if !ok || lo < 0xDC00 || lo > 0xDFFF {
-					return fmt.Errorf("the body holds a lone surrogate escape \\u%04x", u)
-				}
-				i += 11
-			default:
-				i += 5
-			}
-		}
+	if u, lone := sessionlog.LoneSurrogate(raw); lone {
+		return fmt.Errorf("the body holds a lone surrogate escape \\u%04x", u)
 	}
 	return nil
-}
-
-func hex4(b []byte, at int) (uint16, bool) {
-	if at+4 > len(b) {
-		return 0, false
-	}
-	var v uint16
-	for _, c := range b[at : at+4] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c -= 'a' - 10
-		case 'A' <= c && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		v = v<<4 | uint16(c)
-	}
-	return v, true
 }
 
 // members reads one JSON object whose member names are exactly (case
