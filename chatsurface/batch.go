@@ -126,6 +126,9 @@ type Batch struct {
 	// seen: the batch holds an op other than DomRelease, one that JS
 	// could observe (Doc.syncForJS).
 	seen bool
+	// sent and sentReads count the commands and reads of batches in
+	// flight (Doc.Sync): a Sync nested in one sends only what follows.
+	sent, sentReads int
 }
 
 type readKind uint8
@@ -211,17 +214,23 @@ func (b *Batch) read(k readKind, n uint8) Read {
 	return Read(len(b.reads) - 1)
 }
 
-// Empty reports whether nothing is queued.
-func (b *Batch) Empty() bool { return len(b.cmd) == 0 }
+// Empty reports whether nothing is queued that a Sync would send.
+func (b *Batch) Empty() bool { return len(b.cmd) == b.sent }
 
 // Cmd is the encoded stream.
 func (b *Batch) Cmd() []uint16 { return b.cmd }
 
-// decode reads the results of the queued reads.
-func (b *Batch) decode(out []uint16) {
+// decode reads the results of the reads queued from index from on (0 but
+// in a nested Sync, whose results go after the batch in flight's).
+func (b *Batch) decode(out []uint16, from int) {
 	d := decoder{u: out}
-	b.res = b.res[:0]
-	for _, spec := range b.reads {
+	if len(b.res) > from {
+		b.res = b.res[:from]
+	}
+	for len(b.res) < from {
+		b.res = append(b.res, result{})
+	}
+	for _, spec := range b.reads[from:] {
 		var r result
 		switch spec.k {
 		case readF64s:

@@ -26,13 +26,23 @@ func newDoc(dom DOM, failed func(*JSValue)) *Doc { return &Doc{dom: dom, failed:
 //
 //go:noinline
 func (d *Doc) Sync() {
-	if d.b.Empty() {
+	b := &d.b
+	if b.Empty() {
 		return
 	}
 	d.syncs++
-	out, thrown := d.dom.Apply(d.b.cmd)
-	d.b.decode(out) // the results stay for the accessors until the next batch
-	d.b.cmd, d.b.reads, d.b.seen = d.b.cmd[:0], d.b.reads[:0], false
+	// A batch in flight is the adapter's until Apply returns. Page code it
+	// runs (a custom element's reaction to an insert) may call the host,
+	// whose Sync then sends only what was queued since: sending this batch
+	// again re-inserted the same roots, whose reactions called again, until
+	// the stack overflowed inside the Go runtime (docs/chatsurface.md,
+	// "Page code inside a batch").
+	c0, r0 := b.sent, b.sentReads
+	b.sent, b.sentReads = len(b.cmd), len(b.reads)
+	out, thrown := d.dom.Apply(b.cmd[c0:])
+	b.decode(out, r0) // the results stay for the accessors until the next batch
+	b.cmd, b.reads, b.sent, b.sentReads = b.cmd[:c0], b.reads[:r0], c0, r0
+	b.seen = false
 	if thrown != nil && d.failed != nil {
 		d.failed(thrown)
 	}

@@ -223,10 +223,15 @@ func (h *Host) begin(label string, faultChecked bool) error {
 	if faultChecked && h.fault != nil {
 		return errFaulted(h.fault)
 	}
+	// An unlabelled call (refreshLayout, setProjectionHeld) made from page
+	// code an operation runs finds that operation's DOM half done: C112a's
+	// check is for the next operation, and the running one checks its own
+	// commit (C33 step 12).
+	inside := h.label != ""
 	if label != "" {
 		h.label = label
 	}
-	if faultChecked {
+	if faultChecked && !inside {
 		if err := h.foreignDOM(); err != nil {
 			if label != "" {
 				h.label = ""

@@ -198,7 +198,7 @@ func TestJSHelpers(t *testing.T) {
 		x := math.Float64bits(f)
 		enc = append(enc, uint16(x), uint16(x>>16), uint16(x>>32), uint16(x>>48))
 	}
-	d.b.decode(enc)
+	d.b.decode(enc, 0)
 	if v := d.ViewOf(r); v.PadTop != 0 || v.PadBottom != 0 || v.Gap != 3 || v.H != 800 {
 		t.Errorf("ViewOf = %+v", v)
 	}
