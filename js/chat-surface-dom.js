@@ -360,194 +360,215 @@ export class SurfaceDOM {
    * batch: onThrow records the value and -1 is returned.
    */
   apply(addr, n, managed, onThrow) {
-    const mem = this.core.memory;
-    const c = new Uint16Array(mem.buffer, addr, n);
-    let p = 0;
-    const u = () => c[p++];
-    const i32 = () => { const v = c[p] | (c[p + 1] << 16); p += 2; return v; };
-    const node = () => this.node(i32());
-    const nodeOr0 = () => { const id = i32(); return id === 0 ? null : this.node(id); };
-    const f = () => { f64u[0] = c[p]; f64u[1] = c[p + 1]; f64u[2] = c[p + 2]; f64u[3] = c[p + 3]; p += 4; return f64[0]; };
-    const s = () => {
-      const len = c[p] | (c[p + 1] << 16);
-      p += 2;
-      let out = '';
-      for (let i = 0; i < len; i += 8192) out += String.fromCharCode.apply(null, c.subarray(p + i, p + Math.min(len, i + 8192)));
-      p += len;
-      return out;
-    };
-    const name = () => DOM_NAME[u()];
-    // Computed margins, once per style signature: roots that look alike to
-    // CSS (same tag, classes and attributes but their numbers) compute alike,
-    // until Go says styles may have changed (FORGET_STYLES: refreshLayout).
-    // A computed style is the dearest read there is.
-    const seen = this.margins;
-    const styled = (x, ...props) => {
-      const key = signature(x, props[0]);
-      let m = seen.get(key);
-      if (m === undefined) {
-        const cs = globalThis.getComputedStyle(x);
-        m = props.map((k) => length(cs.getPropertyValue(k)));
-        if (seen.size >= STYLE_CACHE_MAX) seen.clear(); // (a generation: cheaper than an LRU, as good here)
-        seen.set(key, m);
-      }
-      return m;
-    };
-    const margins = (x) => styled(x, 'margin-top', 'margin-bottom');
+    // The decoder's state is module-wide (RUN): a batch that page code
+    // reaches from inside this one (a custom element's reaction to an
+    // insert calling the host) gets its own, and this one's comes back
+    // after it, its view of Go's memory made afresh (Go may have grown it).
+    const outer = cur === null ? null : [addr0, p, cur, curManaged, wrote, res, rp, c.length];
+    if (outer !== null) res = new Uint16Array(64);
+    addr0 = addr;
+    c = new Uint16Array(this.core.memory.buffer, addr, n);
+    p = 0;
+    cur = this;
+    curManaged = managed;
+    wrote = 0;
     rp = 0;
-    // Records waiting now were made by someone else since the last batch.
-    if (this.listening !== null) for (const m of this.mutation) if (this.counts(m.takeRecords())) this.dirty = true;
-    let wrote = 0;
     try {
+      // Records waiting now were made by someone else since the last batch.
+      if (this.listening !== null) for (const m of this.mutation) if (this.counts(m.takeRecords())) this.dirty = true;
       while (p < n) {
-        const op = u();
+        const op = c[p++];
         wrote |= TREE_WRITES[op];
-        switch (op) {
-          case OP.REMOVE: { const x = node(); const from = nodeOr0(); if (x.parentNode !== null && (from === null || x.parentNode === from)) P.remove.call(x); break; }
-          case OP.INSERT: { const parent = node(); const x = node(); const ref = nodeOr0(); P.insertBefore.call(parent, x, ref); break; }
-          case OP.ROOT_ATTRS: {
-            const x = node();
-            const m = String(i32() >>> 0);
-            const flags = u();
-            // Go sends every committed root at every commit (C31): a value
-            // already right is not written again, so no layout, no record.
-            if (P.getAttr.call(x, 'mesid') !== m) P.setAttr.call(x, 'mesid', m);
-            if ((flags & F.ROOT_VIRTUAL) && P.getAttr.call(x, 'data-tt-virtual-index') !== m) P.setAttr.call(x, 'data-tt-virtual-index', m);
-            const d = first(x, SEL_ID_DISPLAY);
-            if (d !== null && d.textContent !== `#${m}`) d.textContent = `#${m}`;
-            const last = (flags & F.ROOT_LAST) !== 0;
-            if (hasClass(x, 'last_mes') !== last) x.classList.toggle('last_mes', last);
-            break;
-          }
-          case OP.SET_ATTR: { const x = node(); const k = name(); P.setAttr.call(x, k, s()); break; }
-          case OP.REMOVE_ATTR: { const x = node(); P.removeAttr.call(x, name()); break; }
-          case OP.SET_STYLE: {
-            const x = node(); const k = name(); const v = s();
-            if (v === '') x.style.removeProperty(k); else x.style.setProperty(k, v);
-            break;
-          }
-          case OP.SPACER: {
-            const id = i32();
-            const el = (this.listening?.ownerDocument ?? globalThis.document).createElement('tt-chat-spacer');
-            P.setAttr.call(el, 'data-tt-chat-spacer', DOM_SPACER[u()]);
-            P.setAttr.call(el, 'aria-hidden', 'true');
-            this.make(id, el);
-            break;
-          }
-          case OP.HEIGHT: { const x = node(); x.style.setProperty('height', `${f()}px`); break; }
-          case OP.CLONE: { const id = i32(); this.make(id, P.cloneNode.call(node(), false)); break; }
-          case OP.DIV: { const id = i32(); this.make(id, (this.listening?.ownerDocument ?? globalThis.document).createElement('div')); break; }
-          case OP.SET_HTML: { // (emptying needs no parser: the same change, one record; a template's innerHTML is its content's)
-            const x = node(); const v = s();
-            if (v === '' && x.localName !== 'template') P.replaceChildren.call(x); else x.innerHTML = v;
-            break;
-          }
-          case OP.SWAP: {
-            const from = node(); const to = node();
-            P.replaceChildren.call(to, ...from.childNodes);
-            const busy = P.getAttr.call(from, 'aria-busy');
-            if (busy === null) P.removeAttr.call(to, 'aria-busy'); else P.setAttr.call(to, 'aria-busy', busy);
-            break;
-          }
-          case OP.SCROLL: { const x = node(); x.scrollTop = f(); break; }
-          // The border box, which C85 measures: the default content box
-          // misses a root whose padding or border alone changes.
-          case OP.OBSERVE: { const x = node(); if (u()) this.resize?.observe(x, { box: 'border-box' }); else this.resize?.unobserve(x); break; }
-          case OP.LISTEN: { const x = node(); this.listen(x, u() !== 0, managed); break; }
-          case OP.RELEASE: this.release(i32()); break;
-          case OP.FORGET_STYLES: this.margins.clear(); break;
-          case OP.READ_SCROLL: { const x = node(); num(x.scrollTop); num(x.clientHeight); num(x.scrollHeight); break; }
-          case OP.READ_VIEW: {
-            const x = node();
-            num(x.scrollTop); num(x.clientHeight); num(x.scrollHeight);
-            const m = styled(x, 'padding-top', 'padding-bottom', 'row-gap');
-            num(m[0]); num(m[1]); num(m[2]);
-            break;
-          }
-          case OP.READ_BOX: {
-            const x = node();
-            const r = x.getBoundingClientRect();
-            this.heights.set(x, r.bottom - r.top);
-            num(r.top); num(r.bottom);
-            const m = margins(x);
-            num(m[0]); num(m[1]);
-            break;
-          }
-          case OP.READ_RECT: {
-            const x = node();
-            const r = x.getBoundingClientRect();
-            this.heights.set(x, r.bottom - r.top);
-            num(r.top); num(r.bottom);
-            break;
-          }
-          case OP.READ_HOST_RECT: {
-            const host = node().parentElement;
-            if (host === null) { unit(0); num(0); num(0); break; }
-            const r = host.getBoundingClientRect();
-            unit(1); num(r.top); num(r.bottom);
-            break;
-          }
-          case OP.READ_HTML: str(node().innerHTML); break;
-          case OP.READ_ATTR: {
-            const x = node(); const v = P.getAttr.call(x, name());
-            if (v === null) unit(0); else { unit(1); str(v); }
-            break;
-          }
-          case OP.READ_STYLE: { const x = node(); str(x.style.getPropertyValue(name())); break; }
-          case OP.READ_CHILDREN_CHANGED: {
-            const x = node();
-            if (!this.dirty && wrote === 0 && x === this.listening && this.mutation.length === 2) { unit(0); break; }
-            if (x === this.listening) this.dirty = false;
-            unit(1);
-            this.children(x);
-            break;
-          }
-          case OP.READ_CHILDREN: this.children(node()); break;
-          case OP.READ_NODE: {
-            const x = node();
-            const el = x.nodeType === 1;
-            unit((el ? F.ELEMENT : 0) | (x.isConnected ? F.CONNECTED : 0) |
-              (el && MES(x) ? F.MES : 0) | (el && MES_TEXT(x) ? F.MES_TEXT : 0));
-            id32(this.idFor(x.parentNode));
-            break;
-          }
-          case OP.QUERY: {
-            const x = node(); const sel = u();
-            if (!(sel > 0 && sel < DOM_SELECTOR.length)) throw new Error('tavern-core: bad selector');
-            id32(this.idFor(first(x, sel)));
-            break;
-          }
-          case OP.CONTAINS: { const a = node(); const b = node(); unit(P.contains.call(a, b) ? 1 : 0); break; }
-          case OP.OWNERSHIP: { // C45 over every mounted root; the operands are read to the end
-            const count = i32();
-            let held = count;
-            let source = 0;
-            for (let i = 0; i < count; i++) {
-              const root = node(); const content = node(); const k = i32();
-              if (held === count && first(root, SEL_MES_TEXT) !== content) held = i;
-              for (let j = 0; j < k; j++) {
-                const src = node();
-                if (held === count && !(src.isConnected && P.contains.call(content, src))) { held = i; source = 1; }
-              }
-            }
-            id32(held); unit(source);
-            break;
-          }
-          default: throw new Error('tavern-core: bad DOM op');
-        }
+        const run = RUN[op];
+        if (run === undefined) throw new Error('tavern-core: bad DOM op');
+        run();
+        // Page code the op ran (a custom element's reaction) may have
+        // called into Go, and Go may have grown its memory: the batch is
+        // where it was, under a new buffer.
+        if (c.length === 0) c = new Uint16Array(cur.core.memory.buffer, addr0, n);
       }
+      // The batch's own changes are known to Go: their records would only
+      // pile up (holding every removed subtree) while the page never yields,
+      // and would wake Go for nothing. Foreign changes made before the batch
+      // were found by the operation's own check (C79, C112a step 4). Only a
+      // tree write makes a record the observers take (child lists, mesid and
+      // class), so a batch of reads leaves them as they are.
+      if (wrote !== 0) for (const m of this.mutation) m.takeRecords();
+      if (rp > 0) this.core.view(rp).set(res.subarray(0, rp)); // (a batch of writes answers nothing)
+      return rp;
     } catch (e) {
       onThrow(e);
       return -1;
+    } finally {
+      if (outer === null) cur = null;
+      else {
+        let len;
+        [addr0, p, cur, curManaged, wrote, res, rp, len] = outer;
+        c = new Uint16Array(cur.core.memory.buffer, addr0, len);
+      }
     }
-    // The batch's own changes are known to Go: their records would only
-    // pile up (holding every removed subtree) while the page never yields,
-    // and would wake Go for nothing. Foreign changes made before the batch
-    // were found by the operation's own check (C79, C112a step 4). Only a
-    // tree write makes a record the observers take (child lists, mesid and
-    // class), so a batch of reads leaves them as they are.
-    if (wrote !== 0) for (const m of this.mutation) m.takeRecords();
-    if (rp > 0) this.core.view(rp).set(res.subarray(0, rp)); // (a batch of writes answers nothing)
-    return rp;
   }
 }
+
+// ---- the batch being applied (SurfaceDOM.apply) ----
+// One small function per op over module-wide decoder state, not one switch
+// in apply: V8 optimizes each small function after a few calls, while the
+// switch needed ~100 refreshes' worth of ticks first and fell back to the
+// interpreter whenever a new host's first batches brought an op or a node
+// class it had not seen, so every new host ran its first hundred refreshes
+// 1.5-4x slower (docs/architecture.md, "Ninth round").
+let c = new Uint16Array(0); // the batch's units
+let addr0 = 0; // where they are in Go's memory
+let p = 0; // the next unit to read
+let cur = null; // the SurfaceDOM applying it (null: none)
+let curManaged = false;
+let wrote = 0; // 1 once a tree write of the batch has run (TREE_WRITES)
+const u = () => c[p++];
+const i32 = () => { const v = c[p] | (c[p + 1] << 16); p += 2; return v; };
+const node = () => cur.node(i32());
+const nodeOr0 = () => { const id = i32(); return id === 0 ? null : cur.node(id); };
+const f = () => { f64u[0] = c[p]; f64u[1] = c[p + 1]; f64u[2] = c[p + 2]; f64u[3] = c[p + 3]; p += 4; return f64[0]; };
+const s = () => {
+  const len = c[p] | (c[p + 1] << 16);
+  p += 2;
+  let out = '';
+  for (let i = 0; i < len; i += 8192) out += String.fromCharCode.apply(null, c.subarray(p + i, p + Math.min(len, i + 8192)));
+  p += len;
+  return out;
+};
+const name = () => DOM_NAME[u()];
+const doc = () => (cur.listening?.ownerDocument ?? globalThis.document);
+// Computed lengths, once per style signature: roots that look alike to CSS
+// (same tag, classes and attributes but their numbers) compute alike, until
+// Go says styles may have changed (FORGET_STYLES: refreshLayout). A
+// computed style is the dearest read there is.
+function styled(x, a, b, d) {
+  const seen = cur.margins;
+  const key = signature(x, a);
+  let m = seen.get(key);
+  if (m === undefined) {
+    const cs = globalThis.getComputedStyle(x);
+    m = [length(cs.getPropertyValue(a)), length(cs.getPropertyValue(b))];
+    if (d !== undefined) m.push(length(cs.getPropertyValue(d)));
+    if (seen.size >= STYLE_CACHE_MAX) seen.clear(); // (a generation: cheaper than an LRU, as good here)
+    seen.set(key, m);
+  }
+  return m;
+}
+function rect(x) {
+  const r = x.getBoundingClientRect();
+  cur.heights.set(x, r.bottom - r.top);
+  num(r.top); num(r.bottom);
+}
+
+const RUN = [];
+RUN[OP.REMOVE] = () => { const x = node(); const from = nodeOr0(); if (x.parentNode !== null && (from === null || x.parentNode === from)) P.remove.call(x); };
+RUN[OP.INSERT] = () => { const parent = node(); const x = node(); const ref = nodeOr0(); P.insertBefore.call(parent, x, ref); };
+RUN[OP.ROOT_ATTRS] = () => {
+  const x = node();
+  const m = String(i32() >>> 0);
+  const flags = u();
+  // Go sends every committed root at every commit (C31): a value already
+  // right is not written again, so no layout, no record.
+  if (P.getAttr.call(x, 'mesid') !== m) P.setAttr.call(x, 'mesid', m);
+  if ((flags & F.ROOT_VIRTUAL) && P.getAttr.call(x, 'data-tt-virtual-index') !== m) P.setAttr.call(x, 'data-tt-virtual-index', m);
+  const d = first(x, SEL_ID_DISPLAY);
+  if (d !== null && d.textContent !== `#${m}`) d.textContent = `#${m}`;
+  const last = (flags & F.ROOT_LAST) !== 0;
+  if (hasClass(x, 'last_mes') !== last) x.classList.toggle('last_mes', last);
+};
+RUN[OP.SET_ATTR] = () => { const x = node(); const k = name(); P.setAttr.call(x, k, s()); };
+RUN[OP.REMOVE_ATTR] = () => { const x = node(); P.removeAttr.call(x, name()); };
+RUN[OP.SET_STYLE] = () => {
+  const x = node(); const k = name(); const v = s();
+  if (v === '') x.style.removeProperty(k); else x.style.setProperty(k, v);
+};
+RUN[OP.SPACER] = () => {
+  const id = i32(); const kind = DOM_SPACER[u()]; // (read first: a custom element's constructor is page code)
+  const el = doc().createElement('tt-chat-spacer');
+  P.setAttr.call(el, 'data-tt-chat-spacer', kind);
+  P.setAttr.call(el, 'aria-hidden', 'true');
+  cur.make(id, el);
+};
+RUN[OP.HEIGHT] = () => { const x = node(); x.style.setProperty('height', `${f()}px`); };
+RUN[OP.CLONE] = () => { const id = i32(); cur.make(id, P.cloneNode.call(node(), false)); };
+RUN[OP.DIV] = () => { const id = i32(); cur.make(id, doc().createElement('div')); };
+RUN[OP.SET_HTML] = () => { // (emptying needs no parser: the same change, one record; a template's innerHTML is its content's)
+  const x = node(); const v = s();
+  if (v === '' && x.localName !== 'template') P.replaceChildren.call(x); else x.innerHTML = v;
+};
+RUN[OP.SWAP] = () => {
+  const from = node(); const to = node();
+  P.replaceChildren.call(to, ...from.childNodes);
+  const busy = P.getAttr.call(from, 'aria-busy');
+  if (busy === null) P.removeAttr.call(to, 'aria-busy'); else P.setAttr.call(to, 'aria-busy', busy);
+};
+RUN[OP.SCROLL] = () => { const x = node(); x.scrollTop = f(); };
+// The border box, which C85 measures: the default content box misses a
+// root whose padding or border alone changes.
+RUN[OP.OBSERVE] = () => { const x = node(); if (u()) cur.resize?.observe(x, { box: 'border-box' }); else cur.resize?.unobserve(x); };
+RUN[OP.LISTEN] = () => { const x = node(); cur.listen(x, u() !== 0, curManaged); };
+RUN[OP.RELEASE] = () => { cur.release(i32()); };
+RUN[OP.FORGET_STYLES] = () => { cur.margins.clear(); };
+RUN[OP.READ_SCROLL] = () => { const x = node(); num(x.scrollTop); num(x.clientHeight); num(x.scrollHeight); };
+RUN[OP.READ_VIEW] = () => {
+  const x = node();
+  num(x.scrollTop); num(x.clientHeight); num(x.scrollHeight);
+  const m = styled(x, 'padding-top', 'padding-bottom', 'row-gap');
+  num(m[0]); num(m[1]); num(m[2]);
+};
+RUN[OP.READ_BOX] = () => {
+  const x = node();
+  rect(x);
+  const m = styled(x, 'margin-top', 'margin-bottom');
+  num(m[0]); num(m[1]);
+};
+RUN[OP.READ_RECT] = () => { rect(node()); };
+RUN[OP.READ_HOST_RECT] = () => {
+  const host = node().parentElement;
+  if (host === null) { unit(0); num(0); num(0); return; }
+  const r = host.getBoundingClientRect();
+  unit(1); num(r.top); num(r.bottom);
+};
+RUN[OP.READ_HTML] = () => { str(node().innerHTML); };
+RUN[OP.READ_ATTR] = () => {
+  const x = node(); const v = P.getAttr.call(x, name());
+  if (v === null) unit(0); else { unit(1); str(v); }
+};
+RUN[OP.READ_STYLE] = () => { const x = node(); str(x.style.getPropertyValue(name())); };
+RUN[OP.READ_CHILDREN_CHANGED] = () => {
+  const x = node();
+  const d = cur;
+  if (!d.dirty && wrote === 0 && x === d.listening && d.mutation.length === 2) { unit(0); return; }
+  if (x === d.listening) d.dirty = false;
+  unit(1);
+  d.children(x);
+};
+RUN[OP.READ_CHILDREN] = () => { cur.children(node()); };
+RUN[OP.READ_NODE] = () => {
+  const x = node();
+  const el = x.nodeType === 1;
+  unit((el ? F.ELEMENT : 0) | (x.isConnected ? F.CONNECTED : 0) |
+    (el && MES(x) ? F.MES : 0) | (el && MES_TEXT(x) ? F.MES_TEXT : 0));
+  id32(cur.idFor(x.parentNode));
+};
+RUN[OP.QUERY] = () => {
+  const x = node(); const sel = u();
+  if (!(sel > 0 && sel < DOM_SELECTOR.length)) throw new Error('tavern-core: bad selector');
+  id32(cur.idFor(first(x, sel)));
+};
+RUN[OP.CONTAINS] = () => { const a = node(); const b = node(); unit(P.contains.call(a, b) ? 1 : 0); };
+RUN[OP.OWNERSHIP] = () => { // C45 over every mounted root; the operands are read to the end
+  const count = i32();
+  let held = count;
+  let source = 0;
+  for (let i = 0; i < count; i++) {
+    const root = node(); const content = node(); const k = i32();
+    if (held === count && first(root, SEL_MES_TEXT) !== content) held = i;
+    for (let j = 0; j < k; j++) {
+      const src = node();
+      if (held === count && !(src.isConnected && P.contains.call(content, src))) { held = i; source = 1; }
+    }
+  }
+  id32(held); unit(source);
+};

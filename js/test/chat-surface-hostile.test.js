@@ -486,3 +486,58 @@ test('C4 C53 C96: BigInt arguments get the rules\' answers, never an internal er
   assert.equal(thrown(() => createChatSurfaceHost({ root: makeRoot(), getMessages: () => [], materialize: materializer(), formatMessage, emit() {}, runtimeLimit: 2n })).message,
     'RuntimeAdmission maxActive must be a positive integer');
 });
+
+// A custom element in a message reacts to the batch that inserts it
+// (connectedCallback runs inside the adapter's insertBefore): its page code
+// may call the host while that batch is in flight.
+let probeCalls = null; // (element) => void, while a test listens
+customElements.define('tt-probe-reentry', class extends HTMLElement {
+  connectedCallback() { probeCalls?.(this); }
+});
+function probed(over = {}) {
+  const mat = materializer();
+  return setup({ n: 30, materialize: (m, mesid) => { const el = mat(m, mesid); el.append(document.createElement('tt-probe-reentry')); return el; }, ...over });
+}
+
+test('C33/C109/C110: page code a DOM batch runs may read the host and call refreshLayout; the batch in flight is applied once, whole (issue 13: the module died)', async () => {
+  const calls = [];
+  const x = probed();
+  probeCalls = () => {
+    const h = x.host;
+    for (const [what, fn] of [['snapshot', () => h.snapshot().state], ['element', () => h.getMessageElement(29) !== undefined],
+      ['fault', () => h.getFault()], ['layout', () => h.refreshLayout()]]) {
+      try { fn(); calls.push(what); } catch (e) { calls.push(`${what}: ${e.message}`); }
+    }
+    probeCalls = null; // once: a refresh that runs on every insert would never settle, as in a browser
+  };
+  await x.host.open();
+  x.sched.flush();
+  assert.deepEqual(calls, ['snapshot', 'element', 'fault', 'layout']);
+  assert.equal(x.host.getFault(), null);
+  assert.deepEqual(x.faults, []);
+  const snap = x.host.snapshot();
+  assert.equal(snap.state, 'settled');
+  const roots = [...x.root.querySelectorAll(':scope > .mes')];
+  assert.deepEqual(roots.map((r) => Number(r.getAttribute('mesid'))), snap.mounted);
+  assert.equal(new Set(roots).size, roots.length);
+  assert.ok(roots.at(-1).classList.contains('last_mes'));
+  for (const r of roots) assert.equal(r.querySelector('.mesIDDisplay').textContent, `#${r.getAttribute('mesid')}`);
+  alive();
+});
+
+test('C109: a mutating call from page code a DOM batch runs is refused as reentrant and faults; reset and open recover (issue 13: the module died)', async () => {
+  const x = probed();
+  const seen = [];
+  probeCalls = () => {
+    probeCalls = null;
+    try { x.host.scrollToEnd(); seen.push('ok'); } catch (e) { seen.push(e.message); }
+  };
+  const e = thrown(() => x.host.open());
+  assert.deepEqual(seen, ['ChatSurface mutation scrollToEnd reentered during open']);
+  assert.equal(x.host.getFault().message, 'ChatSurface mutation scrollToEnd reentered during open');
+  assert.equal(e.message, 'ChatSurface epoch is faulted');
+  assert.equal(x.faults.length, 1);
+  alive();
+  await recovers(x);
+  alive();
+});
