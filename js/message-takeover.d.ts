@@ -10,6 +10,7 @@ export type TakeoverErrorCode =
   | 'editor_discarded'
   | 'invalid_op_for_continue'
   | 'reentry_too_deep'
+  | 'too_many_open_handles'
   | 'internal';
 
 export class TakeoverError extends Error {

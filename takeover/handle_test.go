@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"tavern-core/apierr"
 	"tavern-core/jsvalue"
 )
 
@@ -791,5 +792,31 @@ func TestT65SortBySeqOrdersAnyPermutation(t *testing.T) {
 				t.Fatalf("n=%d: seq %d before %d at %d", n, hs[i-1].seq, hs[i].seq, i)
 			}
 		}
+	}
+}
+
+// T65 (issue 13, noticed): a page that leaves 2^20 handles open gets a
+// coded refusal it can act on, not an internal error; settling one makes
+// room for the next create.
+func TestT65TooManyOpenHandlesIsCodedAndRecoverable(t *testing.T) {
+	w := newWorld(t)
+	h := w.H(nil)
+	// The table as 2^20 creates leave it: every slot taken (the others by
+	// handles this test need not build).
+	for len(w.k.table) < MaxOpenHandles {
+		w.k.table = append(w.k.table, nil)
+		w.k.gens = append(w.k.gens, 1)
+	}
+	created := w.k.created
+	_, err := w.create(opts{gen: str("normal"), interval: jsvalue.Num(0)})
+	if err == nil || err.Code != "too_many_open_handles" || err.Class != apierr.TakeoverError {
+		t.Fatalf("create with every slot taken: %v, want TakeoverError too_many_open_handles", err)
+	}
+	if w.k.created != created {
+		t.Fatal("a refused create was counted")
+	}
+	w.settle(h, Discarded)
+	if _, err := w.create(opts{gen: str("normal"), interval: jsvalue.Num(0)}); err != nil {
+		t.Fatalf("create after one settled: %v", err)
 	}
 }

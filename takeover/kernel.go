@@ -52,6 +52,9 @@ func (k *Kernel) keepOwner(owner []uint16) []uint16 {
 
 const idxBits = 20
 
+// MaxOpenHandles is how many handles may be open (unsettled) at once.
+const MaxOpenHandles = 1 << idxBits
+
 // NewKernel returns an empty kernel whose handles use edge.
 func NewKernel(edge Edge) *Kernel {
 	return &Kernel{edge: edge}
@@ -63,7 +66,7 @@ func (k *Kernel) newID() int32 {
 		idx = k.free[n-1]
 		k.free = k.free[:n-1]
 	} else {
-		if len(k.table) >= 1<<idxBits {
+		if len(k.table) >= MaxOpenHandles { // (Create refuses first)
 			panic("takeover: too many open handles")
 		}
 		idx = int32(len(k.table))
@@ -167,6 +170,13 @@ func (k *Kernel) Create(o *CreateOpts) (*Handle, *apierr.Error) {
 		return nil, argErr(jsvalue.U("opts.settleOnAbort must be a boolean; got " + v.TypeOf()))
 	}
 
+	// A page that leaves 2^20 handles open (T65 lists them until they
+	// settle) is refused with a code it can act on, before anything is
+	// counted; the table never drops an unsettled handle on its own.
+	if len(k.free) == 0 && len(k.table) >= MaxOpenHandles {
+		return nil, apierr.New(apierr.TakeoverError, "too_many_open_handles",
+			"1048576 editor handles are open; commit, abort or discard the ones you no longer need")
+	}
 	k.created++
 	// The strings may alias a caller's buffer (bridge views): keep copies.
 	if o.Owner.Kind == jsvalue.String {
