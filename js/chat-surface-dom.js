@@ -364,9 +364,10 @@ export class SurfaceDOM {
     // reaches from inside this one (a custom element's reaction to an
     // insert calling the host) gets its own, and this one's comes back
     // after it, its view of Go's memory made afresh (Go may have grown it).
-    const outer = cur === null ? null : [addr0, p, cur, curManaged, wrote, res, rp, c.length];
+    const outer = cur === null ? null : [addr0, len0, p, cur, curManaged, wrote, res, rp];
     if (outer !== null) res = new Uint16Array(64);
     addr0 = addr;
+    len0 = n;
     c = new Uint16Array(this.core.memory.buffer, addr, n);
     p = 0;
     cur = this;
@@ -402,9 +403,8 @@ export class SurfaceDOM {
     } finally {
       if (outer === null) cur = null;
       else {
-        let len;
-        [addr0, p, cur, curManaged, wrote, res, rp, len] = outer;
-        c = new Uint16Array(cur.core.memory.buffer, addr0, len);
+        [addr0, len0, p, cur, curManaged, wrote, res, rp] = outer;
+        c = new Uint16Array(cur.core.memory.buffer, addr0, len0);
       }
     }
   }
@@ -418,7 +418,8 @@ export class SurfaceDOM {
 // class it had not seen, so every new host ran its first hundred refreshes
 // 1.5-4x slower (docs/architecture.md, "Ninth round").
 let c = new Uint16Array(0); // the batch's units
-let addr0 = 0; // where they are in Go's memory
+let addr0 = 0; // where they are in Go's memory, and how many
+let len0 = 0;
 let p = 0; // the next unit to read
 let cur = null; // the SurfaceDOM applying it (null: none)
 let curManaged = false;

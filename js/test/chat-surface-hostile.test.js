@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { makeRoot, frames, formatMessage, materializer, messages, thrown } from './chat-surface-fixture.js';
 import { installChatSurfaceApi, createChatSurfaceHost } from '../chat-surface.js';
 import { createMessageEditorHandle } from '../message-takeover.js';
+import { sharedCore } from '../core.js';
 
 installChatSurfaceApi(globalThis, { managed: true });
 const Event = globalThis.window.Event;
@@ -539,5 +540,30 @@ test('C109: a mutating call from page code a DOM batch runs is refused as reentr
   assert.equal(x.faults.length, 1);
   alive();
   await recovers(x);
+  alive();
+});
+
+test('C33: page code inside a batch that makes Go grow its memory leaves the batch readable; it applies whole', async () => {
+  const x = probed();
+  const core = await sharedCore();
+  let grew = 0;
+  probeCalls = () => {
+    probeCalls = null;
+    const before = core.memory.buffer;
+    // 100,000 open handles take Go's memory past what it had: the wasm
+    // memory grows, and every view of the old buffer is detached.
+    const hs = [];
+    for (let i = 0; i < 100000; i++) hs.push(createMessageEditorHandle({ generationType: 'normal' }));
+    for (const h of hs) h.discard();
+    grew = before.byteLength === 0 ? hs.length : 0; // (a grown memory detached the old buffer)
+  };
+  await x.host.open();
+  x.sched.flush();
+  assert.equal(grew, 100000);
+  assert.equal(x.host.getFault(), null);
+  const snap = x.host.snapshot();
+  assert.equal(snap.state, 'settled');
+  const roots = [...x.root.querySelectorAll(':scope > .mes')];
+  assert.deepEqual(roots.map((r) => Number(r.getAttribute('mesid'))), snap.mounted);
   alive();
 });
