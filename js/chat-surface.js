@@ -126,6 +126,7 @@ function lengthOf(list) {
   const n = Math.trunc(Number(list.length));
   return n > 0 ? Math.min(n, Number.MAX_SAFE_INTEGER) : 0;
 }
+let idScratch = new Uint16Array(1024);
 // The structural pass (fast lane): ids written into Go's buffer, two units
 // each. -1:
 // chat[fx.bad] is not an object; -2: the host threw; -3: the length fx.bad
@@ -136,18 +137,23 @@ fx.messages = (h) => {
   let n;
   try { list = H.getMessages.call(undefined); n = lengthOf(list); } catch (e) { recordThrow(e); return -2; }
   if (n > SURFACE_LIMIT.MAX_MESSAGES) { fx.bad = n; return -3; }
-  const u = core.view(2 * n); // n is within the limit: the room is bounded
+  // Collected here, then copied into Go's buffer at once: reading list[i]
+  // may run page code (a getter, a Proxy) that calls into Go, which uses
+  // that buffer too and may grow Go's memory.
+  if (idScratch.length < 2 * n) idScratch = new Uint16Array(Math.max(2 * n, 2 * idScratch.length)); // n is within the limit: the room is bounded
   for (let i = 0; i < n; i++) {
     let m;
     try { m = list[i]; } catch (e) { recordThrow(e); return -2; }
     if (!isObject(m)) { fx.bad = i; return -1; }
     const id = idOf(m);
-    u[2 * i] = id & 0xffff;
-    u[2 * i + 1] = id >>> 16;
+    idScratch[2 * i] = id & 0xffff;
+    idScratch[2 * i + 1] = id >>> 16;
   }
+  core.view(2 * n).set(idScratch.subarray(0, 2 * n));
   H.last = list;
   return n;
 };
+
 // A host-given list Go reads (render's replace, the capability
 // requirements), copied into a plain array here, where a throwing getter or
 // a Proxy is caught: Go never reads a host object itself (syscall/js's

@@ -567,3 +567,36 @@ test('C33: page code inside a batch that makes Go grow its memory leaves the bat
   assert.deepEqual(roots.map((r) => Number(r.getAttribute('mesid'))), snap.mounted);
   alive();
 });
+
+test('C4: a chat[] whose entries run page code that calls into Go (and grows its memory) still reads as what it holds', async () => {
+  const core = await sharedCore();
+  const chat = messages(30);
+  let trap = true;
+  let grew = false;
+  const list = new Proxy(chat, {
+    get(target, k, r) {
+      if (trap && k === '5') {
+        trap = false;
+        const before = core.memory.buffer;
+        // Go's shared buffer is written by these calls, and its memory grows.
+        const hs = [];
+        for (let i = 0; i < 100000; i++) hs.push(createMessageEditorHandle({ generationType: 'normal', owner: `p${i}` }));
+        for (const h of hs) h.discard();
+        grew = before.byteLength === 0;
+      }
+      return Reflect.get(target, k, r);
+    },
+  });
+  const x = setup({ chat, getMessages: () => list });
+  await x.host.open();
+  x.sched.flush();
+  assert.ok(grew, 'the page code ran inside the structural pass and grew Go\'s memory');
+  assert.equal(x.host.getFault(), null);
+  const snap = x.host.snapshot();
+  assert.equal(snap.state, 'settled');
+  const roots = [...x.root.querySelectorAll(':scope > .mes')];
+  assert.deepEqual(roots.map((r) => Number(r.getAttribute('mesid'))), snap.mounted);
+  // Each root shows its own message (materialize got the right object).
+  for (const r of roots) assert.equal(r.querySelector('.mes_text').textContent, `m${r.getAttribute('mesid')}`);
+  alive();
+});
