@@ -600,3 +600,34 @@ test('C4: a chat[] whose entries run page code that calls into Go (and grows its
   for (const r of roots) assert.equal(r.querySelector('.mes_text').textContent, `m${r.getAttribute('mesid')}`);
   alive();
 });
+
+// A custom element whose disconnectedCallback runs page code: it runs
+// inside the batch that removes its root.
+let goneCalls = null;
+customElements.define('tt-probe-gone', class extends HTMLElement {
+  disconnectedCallback() { goneCalls?.(); }
+});
+
+for (const op of ['jumpToMessage', 'scrollToEnd']) {
+  test(`C39/C109: a reentrant call that page code inside ${op}'s batch makes faults the epoch and ${op} throws instead of reporting success`, async () => {
+    const mat = materializer();
+    const x = setup({ n: 60, materialize: (m, mesid) => { const el = mat(m, mesid); el.append(document.createElement('tt-probe-gone')); return el; } });
+    await x.host.open();
+    x.sched.flush();
+    if (op === 'scrollToEnd') { x.host.jumpToMessage(1); x.sched.flush(); }
+    const seen = [];
+    goneCalls = () => {
+      goneCalls = null;
+      try { x.host.render(); } catch (e) { seen.push(e.message); }
+    };
+    const e = thrown(() => (op === 'jumpToMessage' ? x.host.jumpToMessage(1) : x.host.scrollToEnd()));
+    const label = op === 'jumpToMessage' ? 'jumpToMessage' : 'scrollToEnd';
+    assert.deepEqual(seen, [`ChatSurface mutation render reentered during ${label}`]);
+    assert.equal(e.message, 'ChatSurface epoch is faulted');
+    assert.equal(e.cause, x.host.getFault());
+    assert.equal(x.host.snapshot().state, 'faulted');
+    assert.equal(x.faults.length, 1);
+    alive();
+    await recovers(x);
+  });
+}
