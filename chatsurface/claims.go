@@ -210,6 +210,9 @@ func (h *Host) ownershipOK(o ownership) error {
 func (h *Host) verifyOwnership() error {
 	o := h.queueOwnership()
 	h.doc.Sync()
+	if err := h.afterCall(); err != nil { // page code the batch ran (a custom element's reaction) faulted the epoch (C39, C109)
+		return err
+	}
 	return h.ownershipOK(o)
 }
 

@@ -247,6 +247,9 @@ func (h *Host) verifyCommit() error {
 		h.b.queueMeasure()
 	}
 	h.doc.Sync()
+	if err := h.afterCall(); err != nil { // as in verifyOwnership
+		return err
+	}
 	if children, changed := h.doc.ChangedChildrenOf(ch); bounded && changed {
 		if err := h.projectionOK(children); err != nil {
 			return err

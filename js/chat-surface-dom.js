@@ -335,6 +335,23 @@ export class SurfaceDOM {
     return false;
   }
 
+  /** Whether any of the records that count (counts) is about a node no op
+   *  of the running batch touched. */
+  foreign(records) {
+    const root = this.listening;
+    if (root === null) return false;
+    try {
+      for (const r of records) {
+        if (r.type === 'childList') {
+          if (r.target !== root) continue;
+          for (const n of r.addedNodes) if (!touched.has(n)) return true;
+          for (const n of r.removedNodes) if (!touched.has(n)) return true;
+        } else if (r.target.parentNode === root && !touched.has(r.target)) return true;
+      }
+    } catch { return true; }
+    return false;
+  }
+
   listen(root, on, managed) {
     this.dirty = true;
     if (on) {
@@ -364,8 +381,8 @@ export class SurfaceDOM {
     // reaches from inside this one (a custom element's reaction to an
     // insert calling the host) gets its own, and this one's comes back
     // after it, its view of Go's memory made afresh (Go may have grown it).
-    const outer = cur === null ? null : [addr0, len0, p, cur, curManaged, wrote, res, rp];
-    if (outer !== null) res = new Uint16Array(64);
+    const outer = cur === null ? null : [addr0, len0, p, cur, curManaged, wrote, res, rp, touched];
+    if (outer !== null) { res = new Uint16Array(64); touched = new Set(); } else if (touched.size > 0) touched.clear();
     addr0 = addr;
     len0 = n;
     c = new Uint16Array(this.core.memory.buffer, addr, n);
@@ -393,8 +410,19 @@ export class SurfaceDOM {
       // and would wake Go for nothing. Foreign changes made before the batch
       // were found by the operation's own check (C79, C112a step 4). Only a
       // tree write makes a record the observers take (child lists, mesid and
-      // class), so a batch of reads leaves them as they are.
-      if (wrote !== 0) for (const m of this.mutation) m.takeRecords();
+      // class), so a batch of reads leaves them as they are. Page code the
+      // batch ran (a custom element's reaction) may have changed the root's
+      // children too: a record about a node no op of the batch touched is
+      // such a change, reported as the observer would have (C79, C101).
+      if (wrote !== 0) {
+        let foreign = false;
+        for (const m of this.mutation) if (this.foreign(m.takeRecords())) foreign = true;
+        if (foreign) {
+          this.dirty = true;
+          const events = this.events;
+          queueMicrotask(() => { if (this.listening !== null) events.mutation(); });
+        }
+      }
       if (rp > 0) this.core.view(rp).set(res.subarray(0, rp)); // (a batch of writes answers nothing)
       return rp;
     } catch (e) {
@@ -403,7 +431,7 @@ export class SurfaceDOM {
     } finally {
       if (outer === null) cur = null;
       else {
-        [addr0, len0, p, cur, curManaged, wrote, res, rp] = outer;
+        [addr0, len0, p, cur, curManaged, wrote, res, rp, touched] = outer;
         c = new Uint16Array(cur.core.memory.buffer, addr0, len0);
       }
     }
@@ -424,6 +452,7 @@ let p = 0; // the next unit to read
 let cur = null; // the SurfaceDOM applying it (null: none)
 let curManaged = false;
 let wrote = 0; // 1 once a tree write of the batch has run (TREE_WRITES)
+let touched = new Set(); // nodes the batch's tree writes changed (SurfaceDOM.foreign)
 const u = () => c[p++];
 const i32 = () => { const v = c[p] | (c[p + 1] << 16); p += 2; return v; };
 const node = () => cur.node(i32());
@@ -463,10 +492,11 @@ function rect(x) {
 }
 
 const RUN = [];
-RUN[OP.REMOVE] = () => { const x = node(); const from = nodeOr0(); if (x.parentNode !== null && (from === null || x.parentNode === from)) P.remove.call(x); };
-RUN[OP.INSERT] = () => { const parent = node(); const x = node(); const ref = nodeOr0(); P.insertBefore.call(parent, x, ref); };
+RUN[OP.REMOVE] = () => { const x = node(); const from = nodeOr0(); touched.add(x); if (x.parentNode !== null && (from === null || x.parentNode === from)) P.remove.call(x); };
+RUN[OP.INSERT] = () => { const parent = node(); const x = node(); const ref = nodeOr0(); touched.add(x); P.insertBefore.call(parent, x, ref); };
 RUN[OP.ROOT_ATTRS] = () => {
   const x = node();
+  touched.add(x);
   const m = String(i32() >>> 0);
   const flags = u();
   // Go sends every committed root at every commit (C31): a value already
@@ -478,8 +508,8 @@ RUN[OP.ROOT_ATTRS] = () => {
   const last = (flags & F.ROOT_LAST) !== 0;
   if (hasClass(x, 'last_mes') !== last) x.classList.toggle('last_mes', last);
 };
-RUN[OP.SET_ATTR] = () => { const x = node(); const k = name(); P.setAttr.call(x, k, s()); };
-RUN[OP.REMOVE_ATTR] = () => { const x = node(); P.removeAttr.call(x, name()); };
+RUN[OP.SET_ATTR] = () => { const x = node(); const k = name(); touched.add(x); P.setAttr.call(x, k, s()); };
+RUN[OP.REMOVE_ATTR] = () => { const x = node(); touched.add(x); P.removeAttr.call(x, name()); };
 RUN[OP.SET_STYLE] = () => {
   const x = node(); const k = name(); const v = s();
   if (v === '') x.style.removeProperty(k); else x.style.setProperty(k, v);

@@ -631,3 +631,44 @@ for (const op of ['jumpToMessage', 'scrollToEnd']) {
     await recovers(x);
   });
 }
+
+// A custom element in a message's formatted content: its connectedCallback
+// runs inside the batch that writes the content.
+let contentCalls = null;
+customElements.define('tt-probe-content', class extends HTMLElement {
+  connectedCallback() { contentCalls?.(this); }
+});
+
+test('C39/C109: a reentrant call from page code inside updateContent\'s content write faults the epoch and updateContent throws', async () => {
+  const chat = messages(60);
+  const x = setup({ chat, formatMessage: (m) => `<p>${m.mes}</p><tt-probe-content></tt-probe-content>` });
+  await x.host.open();
+  x.sched.flush();
+  const seen = [];
+  contentCalls = () => { contentCalls = null; try { x.host.render(); } catch (e) { seen.push(e.message); } };
+  chat[59].mes = 'changed';
+  const e = thrown(() => x.host.updateContent(59));
+  assert.deepEqual(seen, ['ChatSurface mutation render reentered during updateContent']);
+  assert.equal(e.message, 'ChatSurface epoch is faulted');
+  assert.equal(e.cause, x.host.getFault());
+  assert.equal(x.host.snapshot().state, 'faulted');
+  alive();
+  await recovers(x);
+});
+
+test('C79: page code inside a content write that removes its own root is a foreign change: the surface faults, it does not stay settled over a DOM it no longer matches', async () => {
+  const chat = messages(60);
+  const x = setup({ chat, formatMessage: (m) => `<p>${m.mes}</p><tt-probe-content></tt-probe-content>` });
+  await x.host.open();
+  x.sched.flush();
+  contentCalls = (el) => { contentCalls = null; el.closest('.mes').remove(); };
+  chat[58].mes = 'changed';
+  assert.equal(x.host.updateContent(58), true);
+  await Promise.resolve(); // the observer's report, as for a change made between batches
+  x.sched.flush();
+  assert.equal(x.host.snapshot().state, 'faulted');
+  assert.equal(x.host.getFault().message, 'ChatSurface committed DOM projection is inconsistent');
+  assert.equal(x.faults.length, 1);
+  alive();
+  await recovers(x);
+});
