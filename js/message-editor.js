@@ -16,8 +16,10 @@ const MAX_REMOVED = 1024;
  */
 export async function mountMessageEditor(root, options = {}) {
   const { sessionId, baseURL, fetch: fetchImpl = globalThis.fetch.bind(globalThis) } = options;
-  if (!root || typeof root.querySelectorAll !== 'function') throw new TypeError('mountMessageEditor: root must be an element');
+  if (!isNode(root) || typeof root.querySelectorAll !== 'function') throw new TypeError('mountMessageEditor: root must be an element');
   if (typeof sessionId !== 'string' || sessionId === '') throw new TypeError('mountMessageEditor: sessionId must be a non-empty string');
+  // A lone surrogate has no URL form: it would name another session.
+  if (LONE_SURROGATE.test(sessionId)) throw new TypeError('mountMessageEditor: sessionId must not hold a lone surrogate');
   const core = await (options.core ?? sharedCore());
   if (typeof core.editorBoot?.mount !== 'function') throw new Error('tavern-core: this module has no message editor');
   const base = baseURL ?? globalThis.location?.href;
@@ -32,16 +34,33 @@ export async function mountMessageEditor(root, options = {}) {
     if (inflight === 0) for (const r of idle.splice(0)) r();
   };
   const fx = {
+    // Every request is answered, once: a response whose status or body
+    // cannot be read (a connection cut mid-body, a getter that throws, a
+    // status that is no HTTP status) is a failed request, as a failed fetch
+    // is, so the calls and whenIdle() waiting on it settle.
     request(id, method, path, headers, body) {
       inflight++;
+      const answer = (status, text) => {
+        inflight--;
+        try {
+          if (!destroyed) check(handle.response(id, status, text));
+        } catch (e) {
+          report(e); // (a contained fault: nobody to throw to)
+        } finally {
+          settleIdle();
+        }
+      };
       Promise.resolve()
         .then(() => fetchImpl(new URL(path, base).href, { method, headers, body, credentials: 'same-origin', cache: 'no-store' }))
-        .then(async (r) => [r.status, await r.text()], (err) => [0, String(err?.message ?? err)])
-        .then(([status, text]) => {
-          inflight--;
-          if (!destroyed) check(handle.response(id, status, text));
-          settleIdle();
-        });
+        .then(async (r) => {
+          const status = r.status;
+          if (!(typeof status === 'number' && Number.isInteger(status) && status >= 100 && status <= 599)) {
+            return [0, `the response has no HTTP status (got ${describe(status)})`];
+          }
+          const text = await r.text();
+          return [status, typeof text === 'string' ? text : String(text)];
+        })
+        .then(([status, text]) => answer(status, text), (err) => answer(0, describe(err?.message ?? err)));
     },
     settle(token, ok, code, message, body) {
       const resolve = waiters.get(token);
@@ -76,6 +95,8 @@ export async function mountMessageEditor(root, options = {}) {
         ids.push(id);
       }
     }
+    // Reading the ids may have run page code that destroyed the editor.
+    if (destroyed) return Promise.reject(new Error('message editor is destroyed'));
     const token = ++nextToken;
     const done = new Promise((resolve) => waiters.set(token, resolve));
     check(handle.call(name, seq, hasText ? text : undefined, ids, token));
@@ -99,6 +120,28 @@ export async function mountMessageEditor(root, options = {}) {
       waiters.clear();
     },
   };
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+// An element, document or fragment the widget can listen on and observe:
+// by the platform's own method where it checks (browsers), and by shape.
+function isNode(v) {
+  try {
+    return v !== null && typeof v === 'object' && globalThis.Node.prototype.contains.call(v, v) === true &&
+      typeof v.addEventListener === 'function' && (v.nodeType === 1 || v.nodeType === 9 || v.nodeType === 11);
+  } catch { return false; }
+}
+
+// A value as text for a message; never throws.
+function describe(v) {
+  try { return String(v); } catch {
+    try { return Object.prototype.toString.call(v); } catch { return 'a value that cannot be shown'; }
+  }
+}
+
+function report(e) {
+  if (typeof globalThis.reportError === 'function') globalThis.reportError(e); else console.error(e);
 }
 
 function check(r) {

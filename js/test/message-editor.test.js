@@ -18,6 +18,46 @@ test('the client version is the package version (S88)', async (t) => {
 test('mount validates its arguments', async () => {
   await assert.rejects(mountMessageEditor(null, { sessionId: 'sF' }), TypeError);
   await assert.rejects(mountMessageEditor(document.body, {}), TypeError);
+  // A look-alike root was a contained Go fault ('internal') once mounted half.
+  await assert.rejects(mountMessageEditor({ querySelectorAll() { return []; } }, { sessionId: 'sF' }), { name: 'TypeError', message: 'mountMessageEditor: root must be an element' });
+  // A lone surrogate went out as U+FFFD: another session's URL.
+  await assert.rejects(mountMessageEditor(document.body, { sessionId: 'a\uD800' }), { name: 'TypeError', message: 'mountMessageEditor: sessionId must not hold a lone surrogate' });
+});
+
+// Settles within a second, or says it hung.
+const settles = (p) => Promise.race([Promise.resolve(p).then((v) => ['settled', v], (e) => ['rejected', e]), new Promise((r) => { setTimeout(() => r(['hung']), 1000); })]);
+
+test('a response that cannot be read is a failed request: the call and whenIdle() settle (S98; they hung)', async (t) => {
+  const cut = () => ({ status: 200, text: () => Promise.reject(new Error('body aborted')) });
+  const cases = [
+    ['a body read that fails', async () => cut(), 'body aborted'],
+    ['a status getter that throws', async () => ({ get status() { throw new Error('st'); }, text: async () => '{}' }), 'st'],
+    ['a fetch that rejects with a null-prototype object', () => Promise.reject(Object.create(null)), 'Object'],
+    ['a null status', async () => ({ status: null, text: async () => '{}' }), 'no HTTP status (got null)'],
+    ['a Symbol status', async () => ({ status: Symbol('x'), text: async () => '{}' }), 'no HTTP status (got Symbol(x))'],
+    ['a fractional status', async () => ({ status: 200.5, text: async () => '{}' }), 'no HTTP status (got 200.5)'],
+    ['a body whose toString throws', async () => ({ status: 200, text: async () => ({ toString() { throw new Error('ts'); } }) }), 'ts'],
+  ];
+  for (const [what, fetch, says] of cases) {
+    const { root } = setup(t);
+    const editor = await mountMessageEditor(root, { sessionId: 'sF', baseURL: ORIGIN, fetch });
+    assert.deepEqual(await settles(editor.whenIdle()), ['settled', undefined], what);
+    const [how, r] = await settles(editor.edit(2, 'x'));
+    assert.equal(how, 'settled', what);
+    assert.equal(r.ok, false, what);
+    assert.match(r.error.message, new RegExp(says.replace(/[()]/g, '\\$&')), what);
+    editor.destroy();
+  }
+});
+
+test('destroy() from page code that edit() runs while reading its arguments rejects that edit (it hung)', async (t) => {
+  const { root, fetch } = setup(t);
+  const editor = await mountMessageEditor(root, { sessionId: 'sF', baseURL: ORIGIN, fetch });
+  await editor.whenIdle();
+  const ids = new Proxy(['img-A'], { get(target, k, r) { if (k === '0') editor.destroy(); return Reflect.get(target, k, r); } });
+  const [how, e] = await settles(editor.edit(15, 'q2', { removeAttachments: ids }));
+  assert.equal(how, 'rejected');
+  assert.equal(e.message, 'message editor is destroyed');
 });
 
 test('pencil, keys, save, undo and the refused model-reply edit (C67, C68, C33)', async (t) => {
