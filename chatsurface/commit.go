@@ -51,13 +51,6 @@ func (h *Host) commit(proj []int, replace map[int]bool, layout *Window) error {
 	// Phase 1: abort requests whose object left its mesid (C126).
 	h.abortMoved()
 	err := h.commitPhases(proj, replace, layout)
-	if err == nil {
-		// Page code that a batch of the commit ran (a custom element's
-		// reaction to an insert or a removal) may have faulted the epoch by
-		// calling the host (C109): the operation stops there, as after a
-		// hook (C39), and does not report success over a faulted epoch.
-		err = h.afterCall()
-	}
 	h.pump() // start the requests this commit queued (C120)
 	return err
 }
@@ -247,7 +240,12 @@ func (h *Host) verifyCommit() error {
 		h.b.queueMeasure()
 	}
 	h.doc.Sync()
-	if err := h.afterCall(); err != nil { // as in verifyOwnership
+	// Every commit that succeeds ends here: page code that any of its
+	// batches ran (a custom element's reaction to an insert or a removal)
+	// may have faulted the epoch by calling the host (C109), and the
+	// operation then stops, as after a hook (C39), instead of reporting
+	// success over a faulted epoch.
+	if err := h.afterCall(); err != nil {
 		return err
 	}
 	if children, changed := h.doc.ChangedChildrenOf(ch); bounded && changed {
