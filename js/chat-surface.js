@@ -13,7 +13,7 @@ import './go-runtime.js';
 import './takeover-api.js';
 import './editor-ops-api.js';
 import './takeover-host-api.js';
-import { kindOf } from './codec.js';
+import { kindOf, textOf } from './codec.js';
 import { allOrNothing } from './all-or-nothing.js';
 import * as DOM from './chat-surface-dom.js';
 import { SURFACE_EVENT as EVENT, SURFACE_OP as OP, SURFACE_START as START, CLASS, SURFACE_LIMIT, RESULT, RESULT_LAYOUT, VERSION_READ as VERSION, CLAIM, PROCESSOR_RESULT } from './protocol.js';
@@ -50,11 +50,7 @@ function errorValue(v) {
   let isErr = false;
   try { isErr = v instanceof Error; } catch { /* counts as false */ }
   if (isErr) return v;
-  let text = '';
-  try { text = String(v); } catch {
-    try { text = Object.prototype.toString.call(v); } catch { text = ''; }
-  }
-  return new Error(text);
+  return new Error(textOf(v));
 }
 function recordThrow(v) {
   fx.tRef = addRef(v);

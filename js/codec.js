@@ -15,6 +15,14 @@ export function kindOf(v) {
  *  its aborted getter works. An object made with
  *  Object.create(AbortSignal.prototype) passes instanceof and then throws
  *  on every read: the rules refuse it as the look-alike it is (T13, T54). */
+/** String(v) for a message, never throwing: a value whose String() throws
+ *  shows as its Object.prototype.toString tag, else as fallback. */
+export function textOf(v, fallback = '') {
+  try { return String(v); } catch {
+    try { return Object.prototype.toString.call(v); } catch { return fallback; }
+  }
+}
+
 export function isAbortSignal(v) {
   if (!(v instanceof AbortSignal)) return false;
   try {

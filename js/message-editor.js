@@ -4,6 +4,7 @@
 // turns programmatic calls into promises, answering ill-typed ones with the
 // route's bad-request before they reach Go. It holds no other policy.
 import { sharedCore } from './core.js';
+import { textOf } from './codec.js';
 
 // More attachment ids than any message holds: a longer list is refused
 // before anything is read from it.
@@ -134,11 +135,7 @@ function isNode(v) {
 }
 
 // A value as text for a message; never throws.
-function describe(v) {
-  try { return String(v); } catch {
-    try { return Object.prototype.toString.call(v); } catch { return 'a value that cannot be shown'; }
-  }
-}
+const describe = (v) => textOf(v, 'a value that cannot be shown');
 
 function report(e) {
   if (typeof globalThis.reportError === 'function') globalThis.reportError(e); else console.error(e);
