@@ -660,11 +660,12 @@ func (j *fakeJS) push(mes ...string) {
 // ---- fake scheduler ----
 
 type fakeSched struct {
-	next   int
-	frames []int
-	timers map[int]float64
-	h      *Host
-	fail   func() *JSValue // the host's scheduler throws this
+	next       int
+	frames     []int
+	timers     map[int]float64
+	h          *Host
+	fail       func() *JSValue // the host's scheduler throws this
+	failCancel func() *JSValue // the host's cancel functions throw this
 }
 
 func (s *fakeSched) RequestFrame() (int, *JSValue) {
@@ -676,6 +677,9 @@ func (s *fakeSched) RequestFrame() (int, *JSValue) {
 	return s.next, nil
 }
 func (s *fakeSched) CancelFrame(id int) *JSValue {
+	if s.failCancel != nil {
+		return s.failCancel()
+	}
 	for i, f := range s.frames {
 		if f == id {
 			s.frames = append(s.frames[:i], s.frames[i+1:]...)
@@ -695,7 +699,13 @@ func (s *fakeSched) SetTimeout(ms float64) (int, *JSValue) {
 	s.timers[s.next] = ms
 	return s.next, nil
 }
-func (s *fakeSched) ClearTimeout(id int) *JSValue { delete(s.timers, id); return nil }
+func (s *fakeSched) ClearTimeout(id int) *JSValue {
+	if s.failCancel != nil {
+		return s.failCancel()
+	}
+	delete(s.timers, id)
+	return nil
+}
 
 // frame runs the frames pending now (one animation frame).
 func (s *fakeSched) frame() {

@@ -132,8 +132,24 @@ func (h *Host) setTimeout(ms float64) (int, bool) {
 	return id, !h.schedFailed(thrown)
 }
 
-func (h *Host) cancelFrame(id int)  { h.schedFailed(h.sched.CancelFrame(id)) }
-func (h *Host) clearTimeout(id int) { h.schedFailed(h.sched.ClearTimeout(id)) }
+func (h *Host) cancelFrame(id int)  { h.cancelFailed(h.sched.CancelFrame(id)) }
+func (h *Host) clearTimeout(id int) { h.cancelFailed(h.sched.ClearTimeout(id)) }
+
+// cancelFailed is schedFailed, except under resetEpoch() and dispose(): a
+// chat switch must not hang on the host's cancel functions, so the reset
+// goes on, faults nothing (the epoch it would fault is ending) and throws
+// the value once it is done (C6; as C112 rethrows a failed reset). The
+// frame or timer left scheduled does nothing when it fires: it belongs to
+// no epoch's schedule.
+func (h *Host) cancelFailed(thrown *JSValue) {
+	if thrown != nil && (h.label == LabelResetEpoch || h.label == LabelDispose) {
+		if h.schedErr == nil {
+			h.schedErr = thrown
+		}
+		return
+	}
+	h.schedFailed(thrown)
+}
 
 func (h *Host) schedFailed(thrown *JSValue) bool {
 	if thrown == nil {
@@ -467,7 +483,10 @@ func (h *Host) Dispose() error {
 	h.label = ""
 	h.state = StateDisposed
 	h.fault = nil
-	h.schedErr = nil // the reset's own failure is the one reported
+	if err == nil && h.schedErr != nil { // a cancel function that threw (cancelFailed)
+		err = h.schedErr
+	}
+	h.schedErr = nil // else the reset's own failure is the one reported
 	return err
 }
 

@@ -39,6 +39,45 @@ func TestC10_SchedulerThrowFaultsAndPropagates(t *testing.T) {
 	}
 }
 
+// C6, C107, C112: a cancel function that throws under resetEpoch() or
+// dispose() does not stop it: the reset completes, faults nothing, and the
+// value is returned afterwards; what it failed to cancel does nothing when
+// it fires.
+func TestC107_CancelThrowUnderReset(t *testing.T) {
+	for _, dispose := range []bool{false, true} {
+		h := managedHarness(t, 100)
+		h.create()
+		h.open()
+		h.sch.flush()
+		h.dom.SetScrollTop(0, 100)
+		h.host.OnScroll() // a gesture: a settle timer waits
+		thrown := h.js.throw("no cancel")
+		h.sch.failCancel = func() *JSValue { return thrown }
+		var err error
+		want := StateInactive
+		if dispose {
+			err, want = h.host.Dispose(), StateDisposed
+		} else {
+			err = h.host.ResetEpoch()
+		}
+		h.sch.failCancel = nil
+		if err != thrown || h.host.Fault() != nil || len(h.js.faults) != 0 || h.host.Snapshot().State != want {
+			t.Fatalf("dispose %v: %v, fault %v, onFault %d, state %v", dispose, err, h.host.Fault(), len(h.js.faults), h.host.Snapshot().State)
+		}
+		h.sch.flush() // the stale timer fires
+		if h.host.Fault() != nil || len(h.js.faults) != 0 {
+			t.Fatalf("dispose %v: a stale callback faulted", dispose)
+		}
+		if !dispose {
+			h.open()
+			h.sch.flush()
+			if h.host.Snapshot().State != StateSettled {
+				t.Fatal(h.host.Snapshot().State)
+			}
+		}
+	}
+}
+
 // C146: a chat longer than MaxMessages is refused before anything is sized
 // by its length.
 func TestC146_ChatOverMaxMessages(t *testing.T) {

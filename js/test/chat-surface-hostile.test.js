@@ -672,3 +672,41 @@ test('C79: page code inside a content write that removes its own root is a forei
   alive();
   await recovers(x);
 });
+
+// A chat switch must not depend on the host's cancel functions: one that
+// throws while resetEpoch() or dispose() stops the gesture's frame and
+// settle timer does not stop the reset. The reset completes, then the value
+// propagates (C6), as C112 rethrows a failed reset after disposal; the
+// callback it failed to cancel does nothing when it fires (docs/chatsurface.md).
+for (const which of ['cancelAnimationFrame', 'clearTimeout']) {
+  for (const op of ['resetEpoch', 'dispose']) {
+    test(`C6/C107/C112: a host ${which} that throws under ${op}() still lets it complete, then throws the value; the stale callback is ignored`, async () => {
+      const boom = new Error(`${which} refused`);
+      let refuse = false;
+      const real = frames();
+      const x = setup({ ...real, [which]: (...a) => { if (refuse) throw boom; return real[which](...a); } });
+      await x.host.open();
+      real.flush();
+      x.root.scrollTop = 1234;
+      x.root.dispatchEvent(new Event('scroll')); // a gesture: a settle timer and a frame wait
+      refuse = true;
+      assert.equal(thrown(() => x.host[op]()), boom, 'the value itself propagates');
+      refuse = false;
+      const snap = x.host.snapshot();
+      assert.equal(snap.state, op === 'dispose' ? 'disposed' : 'inactive', 'the reset completed');
+      assert.equal(x.host.getFault(), null, 'the new epoch starts clean');
+      assert.equal(x.root.querySelectorAll('.mes').length, 0);
+      real.flush(); // the frame and timer it could not cancel fire now
+      assert.equal(x.host.getFault(), null, 'a stale callback does nothing');
+      assert.deepEqual(x.faults, []);
+      if (op === 'resetEpoch') {
+        await x.host.open();
+        real.flush();
+        assert.equal(x.host.snapshot().state, 'settled');
+        assert.equal(x.host.getFault(), null);
+      }
+      alive();
+      x.done();
+    });
+  }
+}
