@@ -29,7 +29,11 @@ export interface MessageEditor {
   edit(seq: number, text: string, options?: { removeAttachments?: string[] }): Promise<EditorResult>;
   undo(seq: number): Promise<EditorResult>;
   regenerate(seq: number, options?: { text?: string; removeAttachments?: string[] }): Promise<EditorResult>;
-  /** Remove every widget element and listener; the host's rows are restored. */
+  /**
+   * Remove every widget element and listener; the host's rows are restored.
+   * Calls already in flight still settle with the host's answer when it
+   * arrives (the host may have written them); `refresh()` then does nothing.
+   */
   destroy(): void;
 }
 

@@ -44,7 +44,9 @@ export async function mountMessageEditor(root, options = {}) {
       const answer = (status, text) => {
         inflight--;
         try {
-          if (!destroyed) check(handle.response(id, status, text));
+          // Also after destroy(): Go still settles the calls this request
+          // carries (it draws and sends nothing more).
+          check(handle.response(id, status, text));
         } catch (e) {
           report(e); // (a contained fault: nobody to throw to)
         } finally {
@@ -106,19 +108,22 @@ export async function mountMessageEditor(root, options = {}) {
 
   return {
     version: handle.version(),
-    refresh() { check(handle.refresh()); return this.whenIdle(); },
+    refresh() {
+      if (!destroyed) check(handle.refresh());
+      return this.whenIdle();
+    },
     whenIdle() { return inflight === 0 ? Promise.resolve() : new Promise((r) => idle.push(r)); },
     edit(seq, text, { removeAttachments } = {}) { return call('edit', seq, text, true, removeAttachments); },
     undo(seq) { return call('undo', seq, undefined, false, undefined); },
     regenerate(seq, { text, removeAttachments } = {}) {
       return call('regenerate', seq, text, text !== undefined, removeAttachments);
     },
+    // Calls in flight are not failed here: the host may still write them,
+    // so they settle with its answer when it arrives.
     destroy() {
       if (destroyed) return;
       check(handle.destroy());
       destroyed = true;
-      for (const resolve of waiters.values()) resolve({ ok: false, error: { code: 'internal', message: 'message editor destroyed' } });
-      waiters.clear();
     },
   };
 }

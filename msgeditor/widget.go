@@ -61,10 +61,17 @@ type rowUI struct {
 	editing bool
 	draft   string
 	marked  []string
-	busy    bool
-	err     string
-	note    string
-	shown   *string // confirmed by ok:true, shown until the next state
+	// busy counts this row's operations in flight: a page's call can overlap
+	// the editor's own save, and the first answer must not re-enable the
+	// buttons while the other is still out (S92).
+	busy int
+	// save is the request id of the open editor's own save, 0 if none: only
+	// its answer closes the editor, so a page call answered first does not
+	// drop the draft the save may still be refused with (S97).
+	save  int
+	err   string
+	note  string
+	shown *string // confirmed by ok:true, shown until the next state
 	// confirmBlank holds the draft the user was warned about: saving
 	// whitespace over a message with attachments drops its text (S45.3),
 	// so the first Save asks and a second Save of the same draft confirms.
@@ -96,6 +103,7 @@ type Widget struct {
 	stateRetry    int
 	stateFailures int
 	settled       []Settled
+	closed        bool
 }
 
 // New returns a widget for one session; call Refresh to load its state.
@@ -163,6 +171,9 @@ func (w *Widget) send(p pending, method, path, body string) Request {
 // Refresh asks for the state again (S98). Requests coalesce: while one is
 // in flight, one more follows it.
 func (w *Widget) Refresh() []Request {
+	if w.closed {
+		return nil
+	}
 	if w.stateBusy {
 		w.stateAgain = true
 		return nil
@@ -193,7 +204,7 @@ func (w *Widget) SetDraft(seq int, text string) {
 
 // Cancel closes the editor and forgets the draft and the marks (S91, S93).
 func (w *Widget) Cancel(seq int) {
-	if r := w.rows[seq]; r != nil && r.editing && !r.busy {
+	if r := w.rows[seq]; r != nil && r.editing && r.busy == 0 {
 		r.editing, r.draft, r.marked, r.err, r.confirmBlank = false, "", nil, "", nil
 	}
 }
@@ -201,7 +212,7 @@ func (w *Widget) Cancel(seq int) {
 // ToggleChip marks or unmarks an attachment for removal (S93).
 func (w *Widget) ToggleChip(seq int, id string) {
 	r := w.rows[seq]
-	if r == nil || !r.editing || r.busy || w.Disabled() {
+	if r == nil || !r.editing || r.busy > 0 || w.Disabled() {
 		return
 	}
 	for i, m := range r.marked {
@@ -245,7 +256,7 @@ func Key(key string, shift, composing bool) KeyAction {
 // submit).
 func (w *Widget) Save(seq int, regenerate bool) []Request {
 	r := w.rows[seq]
-	if r == nil || !r.editing || r.busy || w.Disabled() {
+	if r == nil || !r.editing || r.busy > 0 || w.Disabled() {
 		return nil
 	}
 	u := w.user(seq)
@@ -263,13 +274,16 @@ func (w *Widget) Save(seq int, regenerate bool) []Request {
 		}
 	}
 	r.confirmBlank = nil
+	o := opEdit
 	if regenerate {
 		if u == nil || !u.Regenerable {
 			return nil
 		}
-		return w.call(opRegenerate, seq, r.draft, true, r.marked, 0)
+		o = opRegenerate
 	}
-	return w.call(opEdit, seq, r.draft, true, r.marked, 0)
+	reqs := w.call(o, seq, r.draft, true, r.marked, 0)
+	r.save = reqs[0].ID
+	return reqs
 }
 
 // blank is the route's notion of a blank text (S45: String.prototype.trim
@@ -278,7 +292,7 @@ func blank(s string) bool { return len(jsvalue.Trim(jsvalue.U(s))) == 0 }
 
 // Undo restores the original text of an edited user row (S94).
 func (w *Widget) Undo(seq int) []Request {
-	if w.Disabled() || (w.rows[seq] != nil && w.rows[seq].busy) {
+	if w.Disabled() || (w.rows[seq] != nil && w.rows[seq].busy > 0) {
 		return nil
 	}
 	return w.call(opUndo, seq, "", false, nil, 0)
@@ -286,7 +300,7 @@ func (w *Widget) Undo(seq int) []Request {
 
 // RegenerateTurn is the circular arrow on an assistant row (S95).
 func (w *Widget) RegenerateTurn(seq int) []Request {
-	if w.Disabled() || (w.rows[seq] != nil && w.rows[seq].busy) {
+	if w.Disabled() || (w.rows[seq] != nil && w.rows[seq].busy > 0) {
 		return nil
 	}
 	return w.call(opRegenerate, seq, "", false, nil, 0)
@@ -318,7 +332,8 @@ func (w *Widget) Call(name string, seq int, text string, hasText bool, remove []
 
 func (w *Widget) call(o op, seq int, text string, hasText bool, remove []string, token int) []Request {
 	r := w.row(seq)
-	r.busy, r.err = true, ""
+	r.busy++
+	r.err = ""
 	body := `{"session":` + Quote(w.session) + `,"target":{"seq":` + strconv.Itoa(seq) + `}`
 	if hasText {
 		body += `,"text":` + Quote(text)
@@ -356,11 +371,21 @@ func (w *Widget) Response(id, status int, body string) []Request {
 	if p.op == opState {
 		return w.stateAnswer(res)
 	}
+	if status == 0 {
+		// A request can be cut after the host wrote: the outcome is unknown,
+		// not "nothing saved" (S4).
+		res.Message = NoAnswerMessage(body)
+	}
 	if p.token != 0 {
 		w.settled = append(w.settled, Settled{Token: p.token, Result: res, Body: body})
 	}
 	r := w.row(p.seq)
-	r.busy = false
+	r.busy--
+	// Only the open editor's own save closes it (see rowUI.save).
+	closes := r.save == 0 || r.save == id
+	if r.save == id {
+		r.save = 0
+	}
 	if !res.OK {
 		if res.Code == CodeVersionSkew {
 			w.skew = res.Message
@@ -368,6 +393,10 @@ func (w *Widget) Response(id, status int, body string) []Request {
 		r.err = res.Message
 		if r.err == "" {
 			r.err = res.Code
+		}
+		if status == 0 {
+			// It may have landed: show what the host has (S98).
+			return w.Refresh()
 		}
 		return nil // the editor stays open with the user's text (S97)
 	}
@@ -381,13 +410,18 @@ func (w *Widget) Response(id, status int, body string) []Request {
 		if res.Value.Get("inFlight").Truth() {
 			r.note = InFlightNote
 		}
-		r.editing, r.draft, r.marked = false, "", nil
+		if closes {
+			r.editing, r.draft, r.marked = false, "", nil
+		}
 	case opRegenerate:
 		if p.hasText {
 			t := p.text
 			r.shown = &t
 		}
-		r.editing, r.draft, r.marked, r.note = false, "", nil, ""
+		if closes {
+			r.editing, r.draft, r.marked = false, "", nil
+		}
+		r.note = ""
 	case opUndo:
 		r.note = ""
 	}
@@ -415,7 +449,7 @@ func (w *Widget) stateAnswer(res Result) []Request {
 				if !st.AgentRunning {
 					r.note = ""
 				}
-				if !r.editing && !r.busy && r.err == "" && r.note == "" {
+				if !r.editing && r.busy == 0 && r.err == "" && r.note == "" {
 					delete(w.rows, seq)
 				}
 			}
@@ -451,6 +485,19 @@ func (w *Widget) TakeStateRetry() int {
 	w.stateRetry = 0
 	return d
 }
+
+// NoAnswerMessage is shown when an operation's answer did not arrive (a
+// failed fetch, a body cut mid-read): the host may have written it.
+func NoAnswerMessage(reason string) string {
+	return "The host's answer did not arrive: " + reason + ". It may have been saved; the rows show the host's state once it answers."
+}
+
+// Close stops the widget asking for anything (the page destroyed it);
+// answers to requests already sent still settle their calls.
+func (w *Widget) Close() { w.closed = true }
+
+// Waiting reports whether a request is still unanswered.
+func (w *Widget) Waiting() bool { return len(w.pending) > 0 }
 
 // TakeSettled returns and clears the outcomes of programmatic calls.
 func (w *Widget) TakeSettled() []Settled {
@@ -497,7 +544,7 @@ func (w *Widget) Row(seq int) RowView {
 	v := RowView{Disabled: w.Disabled()}
 	r := w.rows[seq]
 	if r != nil {
-		v.Busy, v.Error, v.Note = r.busy, r.err, r.note
+		v.Busy, v.Error, v.Note = r.busy > 0, r.err, r.note
 	}
 	if w.st == nil {
 		return v

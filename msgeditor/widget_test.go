@@ -364,3 +364,66 @@ func TestS87_StateReadRetriedWhileNotLoaded(t *testing.T) {
 		t.Fatalf("skew retried (%d) or not disabling", d)
 	}
 }
+
+// S92, S97: a page's call on a row whose editor is saving neither ends the
+// save's busy state nor closes the editor: only the save's own answer does,
+// and a refused save keeps the draft. (The first answer re-enabled Save and
+// closed the editor while the save was still out; its refusal then had no
+// draft to return to.)
+func TestS92_PageCallDuringSaveKeepsItBusy(t *testing.T) {
+	r := newRig(t)
+	r.w.Open(2)
+	r.w.SetDraft(2, "A")
+	save := r.w.Save(2, false)
+	r.run(r.w.Call("edit", 2, "C", true, nil, 9))
+	if s := r.w.TakeSettled(); len(s) != 1 || !s[0].Result.OK {
+		t.Fatalf("the page's call: %+v", s)
+	}
+	if v := r.w.Row(2); !v.Busy || !v.Editing || v.Draft != "A" {
+		t.Fatalf("while the save is out: %+v", v)
+	}
+	if r.w.Save(2, false) != nil || r.w.Undo(2) != nil {
+		t.Fatal("a second request while the save is out")
+	}
+	if r.w.Cancel(2); !r.w.Row(2).Editing {
+		t.Fatal("Cancel closed the editor of a save in flight")
+	}
+	r.override[PathEdit] = func() (int, string) {
+		return 423, `{"ok":false,"error":{"code":"compaction-open","message":"A compaction is running."}}`
+	}
+	r.run(save)
+	if v := r.w.Row(2); v.Busy || !v.Editing || v.Draft != "A" || v.Error != "A compaction is running." || v.Text != "C" {
+		t.Fatalf("after the save's refusal: %+v", v)
+	}
+}
+
+// S98, S4: an operation whose answer did not arrive may still have been
+// written (the connection cut after the host wrote): the widget reads the
+// state again and says the outcome is unknown. (It said "Nothing was saved"
+// and kept showing the old text.)
+func TestS98_UnansweredOperationReadsStateAgain(t *testing.T) {
+	r := newRig(t)
+	r.w.Open(2)
+	r.w.SetDraft(2, "A")
+	q := r.w.Save(2, false)[0]
+	hr := httptest.NewRequest(q.Method, "http://127.0.0.1:4000"+q.Path, strings.NewReader(q.Body))
+	hr.Header.Set(VersionHeader, Version)
+	hr.Header.Set("Content-Type", "application/json")
+	r.h.ServeHTTP(httptest.NewRecorder(), hr) // written; the answer is lost
+	next := r.w.Response(q.ID, 0, "Failed to fetch")
+	if len(next) != 1 || next[0].Method != "GET" {
+		t.Fatalf("no state read after the lost answer: %+v", next)
+	}
+	r.run(next)
+	v := r.w.Row(2)
+	if !v.Editing || v.Draft != "A" || v.Text != "A" || !v.Edited || v.Error != NoAnswerMessage("Failed to fetch") || strings.Contains(v.Error, "Nothing was saved") {
+		t.Fatalf("after the lost answer: %+v", v)
+	}
+	// A call's promise hears the same.
+	r.w.Cancel(2)
+	c := r.w.Call("undo", 2, "", false, nil, 4)
+	r.w.Response(c[0].ID, 0, "offline")
+	if s := r.w.TakeSettled(); len(s) != 1 || s[0].Result.OK || s[0].Result.Message != NoAnswerMessage("offline") {
+		t.Fatalf("settled %+v", s)
+	}
+}

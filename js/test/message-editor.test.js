@@ -246,3 +246,142 @@ test('ill-typed calls are refused as the route refuses them (S76 bad-request), n
   assert.equal(ok.ok, true);
   assert.equal(session.length, before.length + 1);
 });
+
+// A fetch over the route that holds operations (not state reads) until
+// released: go() answers them, cut() lets the host write them and then
+// fails the fetch (a connection lost on the way back), fail() fails them
+// unsent.
+function gated(fetch) {
+  const held = [];
+  let sent = 0;
+  const g = (url, init) => {
+    if (new URL(url).pathname.endsWith('/state')) return fetch(url, init);
+    sent++;
+    return new Promise((resolve, reject) => held.push({
+      go: () => fetch(url, init).then(resolve, reject),
+      cut: () => fetch(url, init).then(() => reject(new TypeError('network cut'))),
+      fail: () => reject(new TypeError('Failed to fetch')),
+    }));
+  };
+  const each = (how) => Promise.all(held.splice(0).map((h) => h[how]()));
+  return { fetch: g, sent: () => sent, go: () => each('go'), cut: () => each('cut'), fail: () => each('fail') };
+}
+const flush = () => new Promise((r) => { setTimeout(r, 0); });
+
+test('S92: Enter, Save, Esc and Cancel while a save is in flight send nothing more and keep the editor; an answer lost after the write shows the host\'s state (S98)', async (t) => {
+  const { session, root, fetch, row } = setup(t);
+  const g = gated(fetch);
+  const editor = await mountMessageEditor(root, { sessionId: 'sF', baseURL: ORIGIN, fetch: g.fetch });
+  t.after(() => editor.destroy());
+  await editor.whenIdle();
+  row(2).querySelector('.tc-me-pencil').click();
+  row(2).querySelector('.tc-me-input').value = 'A';
+  key(row(2).querySelector('.tc-me-input'), 'Enter');
+  await flush();
+  key(row(2).querySelector('.tc-me-input'), 'Enter');
+  row(2).querySelector('.tc-me-save').dispatchEvent(new MouseEvent('click', { bubbles: true }));
+  key(row(2).querySelector('.tc-me-input'), 'Escape');
+  row(2).querySelector('.tc-me-cancel').dispatchEvent(new MouseEvent('click', { bubbles: true }));
+  await flush();
+  assert.equal(g.sent(), 1, 'one request');
+  assert.ok(row(2).querySelector('.tc-me-card'), 'Esc and Cancel do not drop a save in flight');
+  await g.cut();
+  await editor.whenIdle();
+  assert.equal(session.length, 21, 'the host wrote it');
+  assert.match(row(2).querySelector('.tc-me-error').textContent, /^The host's answer did not arrive: network cut\. It may have been saved/);
+  assert.equal(row(2).querySelector('.tc-me-input').value, 'A', 'the editor keeps the text');
+  key(row(2).querySelector('.tc-me-input'), 'Escape');
+  assert.equal(row(2).querySelector('.tc-me-text').textContent, 'A', 'the row shows what the host has, not the old text');
+  assert.ok(row(2).querySelector('.tc-me-undo'));
+});
+
+test('S4: destroy() while calls are in flight: they settle with the host\'s answer, whenIdle() settles and refresh() stays quiet (they said internal while the write landed)', async (t) => {
+  const { session, root, fetch } = setup(t);
+  const g = gated(fetch);
+  const editor = await mountMessageEditor(root, { sessionId: 'sF', baseURL: ORIGIN, fetch: g.fetch });
+  await editor.whenIdle();
+  const errors = [];
+  const was = console.error;
+  console.error = (...a) => errors.push(a.join(' '));
+  t.after(() => { console.error = was; });
+  const edit = editor.edit(2, 'landed');
+  const regen = editor.regenerate(17);
+  const lost = editor.undo(15);
+  await flush();
+  editor.destroy();
+  const idle = editor.whenIdle();
+  assert.equal(root.querySelector('[data-tc-me]'), null);
+  const refreshed = editor.refresh();
+  await g.go();
+  assert.deepEqual(await settles(refreshed), ['settled', undefined]);
+  const [e, r, u] = await Promise.all([settles(edit), settles(regen), settles(lost)]);
+  assert.deepEqual([e[0], e[1].ok, e[1].value.seq], ['settled', true, 20]);
+  assert.deepEqual([r[0], r[1].ok, r[1].value.shadowedSeqs], ['settled', true, [15, 17]]);
+  assert.deepEqual([u[0], u[1].ok, u[1].error.code], ['settled', false, 'nothing-to-undo']);
+  assert.deepEqual(await settles(idle), ['settled', undefined]);
+  assert.equal(session.length, 22);
+  assert.equal(root.querySelector('[data-tc-me]'), null, 'nothing drawn after destroy');
+  assert.deepEqual(errors, [], 'no call into a released function');
+  await assert.rejects(editor.edit(2, 'x'), { message: 'message editor is destroyed' });
+});
+
+test('S97: the root detached or its rows replaced while a save is in flight: the answer lands on the rows present, a refusal keeps the draft, and the banner shows once the root is back', async (t) => {
+  const { session, root, fetch, row } = setup(t);
+  const g = gated(fetch);
+  const editor = await mountMessageEditor(root, { sessionId: 'sF', baseURL: ORIGIN, fetch: g.fetch });
+  t.after(() => editor.destroy());
+  await editor.whenIdle();
+  const save = (text) => {
+    row(2).querySelector('.tc-me-pencil').click();
+    row(2).querySelector('.tc-me-input').value = text;
+    key(row(2).querySelector('.tc-me-input'), 'Enter');
+  };
+  // Detached mid-save, answered, attached again.
+  save('A');
+  await flush();
+  const parent = root.parentNode;
+  root.remove();
+  await g.go();
+  await editor.whenIdle();
+  parent.append(root);
+  assert.equal(session.length, 21);
+  assert.equal(row(2).querySelector('.tc-me-text').textContent, 'A');
+  // The host redraws every row mid-save; the save is refused.
+  save('B');
+  await flush();
+  const fresh = [...root.children].map((old) => {
+    const r = document.createElement('article');
+    r.dataset.seq = old.dataset.seq;
+    r.innerHTML = '<div data-part="body">stock</div><div data-part="actions"></div>';
+    return r;
+  });
+  root.replaceChildren(...fresh);
+  await flush();
+  assert.equal(row(2).querySelector('.tc-me-input').readOnly, true, 'the redrawn editor is still busy');
+  await g.fail();
+  await editor.whenIdle();
+  assert.equal(session.length, 21);
+  assert.equal(row(2).querySelector('.tc-me-input').value, 'B');
+  assert.match(row(2).querySelector('.tc-me-error').textContent, /^The host's answer did not arrive/);
+  // A host without the route answers while the root is detached.
+  const other = document.createElement('section');
+  const r9 = document.createElement('div');
+  r9.dataset.seq = '2';
+  other.append(r9);
+  document.body.append(other);
+  let release;
+  const late = new Promise((r) => { release = r; });
+  const skew = await mountMessageEditor(other, { sessionId: 'sF', baseURL: ORIGIN, fetch: async () => { await late; return new Response('nope', { status: 404 }); } });
+  t.after(() => skew.destroy());
+  other.remove();
+  release();
+  await skew.whenIdle();
+  document.body.append(other);
+  const r3 = document.createElement('div');
+  r3.dataset.seq = '3';
+  other.append(r3); // a row change draws again
+  await flush();
+  await skew.whenIdle();
+  assert.equal(other.previousSibling?.className, 'tc-me-banner');
+  assert.match(other.previousSibling.textContent, /Restart DeepSeek Harness/);
+});

@@ -78,7 +78,11 @@ type editorMount struct {
 	observer js.Value
 	retry    js.Func  // the state re-read's timer callback
 	timer    js.Value // its pending timer, or undefined
-	dead     bool
+	// answer is the handle's response entry: it outlives destroy until the
+	// requests sent before it are answered, so their calls still hear the
+	// host (a write that landed is not reported as lost).
+	answer js.Func
+	dead   bool
 }
 
 type rowDOM struct {
@@ -120,10 +124,19 @@ func (e *editorEdge) mount(a bridge.Args) any {
 		h.Set(name, fn)
 	}
 	add("refresh", func(bridge.Args) any { m.do(m.w.Refresh()); return nil })
-	add("response", func(a bridge.Args) any {
-		m.do(m.w.Response(a.Int(0), a.Int(1), bridge.WTF8(a.Value(2))))
+	m.answer = guarded("response", func(a bridge.Args) any {
+		reqs := m.w.Response(a.Int(0), a.Int(1), bridge.WTF8(a.Value(2)))
+		if !m.dead {
+			m.do(reqs)
+			return nil
+		}
+		m.settle() // destroyed: nothing is drawn or sent (the widget is closed)
+		if !m.w.Waiting() {
+			m.answer.Release()
+		}
 		return nil
 	})
+	h.Set("response", m.answer)
 	add("call", func(a bridge.Args) any {
 		var remove []string
 		if r := a.Value(3); r.Truthy() {
@@ -190,11 +203,17 @@ func (m *editorMount) do(reqs []msgeditor.Request) {
 		m.fx.Call("request", q.ID, q.Method, q.Path, headers, body)
 	}
 	m.render()
+	m.settle()
+	// Page code run by the redraw (a focus listener) may have destroyed us.
+	if d := m.w.TakeStateRetry(); d > 0 && !m.dead {
+		m.retryState(d)
+	}
+}
+
+// settle hands finished programmatic calls to the facade's promises.
+func (m *editorMount) settle() {
 	for _, s := range m.w.TakeSettled() {
 		m.fx.Call("settle", s.Token, s.Result.OK, s.Result.Code, s.Result.Message, s.Body)
-	}
-	if d := m.w.TakeStateRetry(); d > 0 {
-		m.retryState(d)
 	}
 }
 
@@ -383,9 +402,12 @@ func (m *editorMount) renderBanner() {
 	if m.banner == nil {
 		m.banner = m.el("div", "tc-me-banner")
 		m.banner.SetAttribute("role", "alert")
-		if p := m.root.Underlying().Get("parentNode"); p.Truthy() {
-			p.Call("insertBefore", m.banner.Underlying(), m.root.Underlying())
-		}
+	}
+	// Placed (again) before the root: it may have been detached when the
+	// banner was made, and moved since.
+	root := m.root.Underlying()
+	if p := root.Get("parentNode"); p.Truthy() && !m.banner.Underlying().Get("nextSibling").Equal(root) {
+		p.Call("insertBefore", m.banner.Underlying(), root)
 	}
 	if m.banner.TextContent() != text {
 		m.banner.SetTextContent(text)
@@ -719,6 +741,10 @@ func (m *editorMount) destroy() {
 		return
 	}
 	m.dead = true
+	m.w.Close()
+	if !m.w.Waiting() {
+		m.answer.Release()
+	}
 	if m.timer.Truthy() {
 		js.Global().Call("clearTimeout", m.timer)
 		m.timer = js.Undefined()
