@@ -221,8 +221,82 @@ test('SillyTavern clearing #chat ends the epoch; the next CHAT_CHANGED opens a n
   await c.chatChanged('chat-b');
   sched.flush();
   assert.equal(c.state, 'open');
+  assert.equal(c.stats.resumes, 0, 'CHAT_CHANGED opened it; nothing opens it again');
   assert.equal(mesids(T.root).at(-1), 49);
   assert.equal(T.find(49).textContent.includes('b49'), true);
+  assertConsistent(T);
+});
+
+// Found in the real SillyTavern: once a chat had no messages, the first
+// message added (or deleting every message) was taken for SillyTavern
+// clearing #chat, and the chat went on unbounded, with no notice, until the
+// next chat switch.
+for (const count of [3, 300]) {
+  test(`deleting every message of a ${count}-message chat keeps the epoch; messages added after stay bounded (C73, C93)`, async (t) => {
+    const s = await opened(t, { count });
+    const { T, c, sched } = s;
+    T.chat.splice(0, T.chat.length); // delete mode "from here to the end" from message 0, /cut 0-…
+    for (const el of T.mesEls()) el.remove();
+    await tick();
+    sched.flush();
+    assert.equal(c.state, 'open');
+    assert.equal(c.host.snapshot().messageCount, 0);
+    assert.equal(c.host.getFault(), null);
+    for (let i = 0; i < 60; i++) {
+      const m = { name: 'User', is_user: true, mes: `n${i}`, extra: {} };
+      T.chat.push(m);
+      T.addOneMessage(m);
+      await tick();
+      sched.flush();
+    }
+    assert.equal(c.state, 'open');
+    assert.equal(c.host.snapshot().messageCount, 60);
+    assert.ok(T.mesEls().length < 60, `bounded: ${T.mesEls().length} mounted`);
+    assert.equal(mesids(T.root).at(-1), 59);
+    assert.equal(c.stats.clears, 0);
+    assertConsistent(T);
+  });
+}
+
+test('an empty chat opens managed and stays so as its first messages arrive (C73)', async (t) => {
+  const s = await opened(t, { count: 0 });
+  const { T, c, sched } = s;
+  assert.equal(c.state, 'open');
+  for (let i = 0; i < 60; i++) {
+    const m = { name: 'User', is_user: true, mes: `n${i}`, extra: {} };
+    T.chat.push(m);
+    T.addOneMessage(m);
+    await tick();
+    sched.flush();
+  }
+  assert.equal(c.state, 'open');
+  assert.equal(c.host.snapshot().messageCount, 60);
+  assert.ok(T.mesEls().length < 60, `bounded: ${T.mesEls().length} mounted`);
+  assertConsistent(T);
+});
+
+test('a clear that no CHAT_CHANGED follows (an edited greeting re-rendered) is managed again once SillyTavern has printed', async (t) => {
+  const s = await opened(t, { count: 1 });
+  const { T, c, sched } = s;
+  const greeting = { name: 'Char', is_user: false, mes: 'a new greeting', extra: {} };
+  T.chat.splice(0, T.chat.length, greeting); // what saving a character's first message does
+  T.clearChat();
+  await tick();
+  assert.equal(c.state, 'idle');
+  T.printMessages(1);
+  await tick();
+  assert.equal(c.state, 'idle', 'SillyTavern\'s print stands a while: a CHAT_CHANGED may still come');
+  sched.flush(); // it did not
+  assert.equal(c.state, 'open');
+  assert.equal(c.stats.resumes, 1);
+  assert.equal(c.host.getFault(), null);
+  assert.equal(T.find(0).textContent.includes('a new greeting'), true);
+  const m = { name: 'User', is_user: true, mes: 'hello', extra: {} };
+  T.chat.push(m);
+  const el = T.addOneMessage(m);
+  await tick();
+  sched.flush();
+  assert.equal(c.host.getMessageElement(1), el, 'the next message is the host\'s');
   assertConsistent(T);
 });
 

@@ -52,6 +52,9 @@ const decorator = {
 const STYLE_ID = 'tavern-core-managed-style';
 const EDITOR = '.edit_textarea, .reasoning_edit_textarea';
 const POLL_MS = 120;
+// How long SillyTavern's own print may stand unmanaged after a clear that no
+// CHAT_CHANGED follows (clear()).
+const RESUME_MS = 1000;
 
 /**
  * @param {object} o
@@ -79,8 +82,10 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
   let mirror = { count: 0, els: [], objs: [], mesids: [] }; // the committed projection, as last read
   let newly = []; // mesids materialised during the current host call
   let pollId = 0;
+  let resumeArmed = false; // a clear that CHAT_CHANGED has not followed yet (clear())
+  let resumeId = 0;
   const stats = { absorbed: 0, undone: 0, adopted: 0, rendered: 0, contentUpdates: 0, transients: 0, finishes: 0,
-    resyncs: 0, clears: 0, opens: 0, maxMes: 0, lastError: null,
+    resyncs: 0, clears: 0, resumes: 0, opens: 0, maxMes: 0, lastError: null,
     // Where time goes (performance.now): SillyTavern's renderer, the fix-ups
     // after host writes, and host frames in total.
     renderMs: 0, frameMs: 0, fixupMs: 0, frames: 0 };
@@ -89,7 +94,11 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
   // Before the host exists: our observer must be notified before the host's
   // own (observers are notified in creation order), so that the DOM is back
   // to the committed projection when the host's observer compares it (C79).
-  const mo = new MutationObserver((records) => { if (!syncing) absorb(records); });
+  const mo = new MutationObserver((records) => {
+    if (syncing) return;
+    if (state === 'open') absorb(records);
+    else if (resumeArmed && records.some((r) => r.target === root && [...r.addedNodes].some(isMes))) armResume();
+  });
   mo.observe(root, { childList: true, subtree: true, attributes: true, attributeFilter: ['mesid'], attributeOldValue: true });
 
   decorator.st = st;
@@ -247,6 +256,7 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
   }
   const contentOf = (r) => r.querySelector('.mes_text');
   const isSpacer = (n) => n.nodeName === SPACER;
+  const isMes = (n) => n.nodeType === 1 && n.classList.contains('mes');
   const isPins = (n) => n.nodeType === 1 && n.classList.contains('style-pins');
 
   function absorb(records) {
@@ -269,6 +279,7 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
     const added = new Set();
     let structural = false;
     let cleared = false;
+    let lostRoot = false; // a committed root was removed
     let prepended = Infinity;
     for (const r of records) {
       if (r.type === 'attributes') {
@@ -280,7 +291,10 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
         if (!relevant) continue; // SillyTavern's .style-pins may come and go (C76)
         structural = true;
         undo.push(r);
-        for (const n of r.removedNodes) if (isSpacer(n)) cleared = true;
+        for (const n of r.removedNodes) {
+          if (isSpacer(n)) cleared = true;
+          else if (committed.has(n)) lostRoot = true;
+        }
         for (const n of r.addedNodes) {
           if (n.nodeType === 1 && n.classList.contains('mes') && !committed.has(n)) {
             added.add(n);
@@ -321,7 +335,12 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
         if (m !== undefined) adopt.set(m, n);
       }
     }
-    if (chat.length === 0 || [...root.childNodes].every((n) => !committed.has(n) && !isSpacer(n))) cleared = true;
+    // SillyTavern's clearChat removes every child of #chat, spacers included.
+    // In a view without spacers it shows as every committed root gone while
+    // chat[] still holds the chat: deleting every message empties chat[]
+    // first, and a first message appended to an empty view removes nothing.
+    // Both stay in the epoch (a render of what chat[] now holds).
+    if (lostRoot && chat.length > 0 && ![...root.childNodes].some((n) => committed.has(n))) cleared = true;
     undoRecords(undo);
     if (cleared) {
       clear(stRoot);
@@ -460,12 +479,47 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
   }
 
   // SillyTavern cleared #chat (a chat switch, a reload): the epoch ends and
-  // the DOM is SillyTavern's again until CHAT_CHANGED.
+  // the DOM is SillyTavern's until CHAT_CHANGED opens the next one. Some
+  // of SillyTavern's clears are followed by its own print and no
+  // CHAT_CHANGED (a character's edited greeting re-rendered, an assistant
+  // note imported, a group deleted): once it has printed messages and no
+  // CHAT_CHANGED came for RESUME_MS, an epoch opens over what it printed.
   function clear(stRoot) {
     stats.clears++;
     reset();
     root.replaceChildren(...stRoot.filter((n) => !isSpacer(n)));
     mo.takeRecords();
+    resumeArmed = true;
+    if ([...root.children].some(isMes)) armResume();
+  }
+
+  function armResume() {
+    if (resumeId !== 0) unlater(resumeId);
+    resumeId = later(resume, RESUME_MS);
+  }
+
+  function disarmResume() {
+    resumeArmed = false;
+    if (resumeId !== 0) unlater(resumeId);
+    resumeId = 0;
+  }
+
+  function resume() {
+    resumeId = 0;
+    if (!resumeArmed || state !== 'idle' || syncing) return;
+    resumeArmed = false;
+    stats.resumes++;
+    syncing = true;
+    try {
+      mo.takeRecords();
+      openEpoch()?.catch((e) => { stats.lastError = e; onFault?.(e); });
+    } catch (e) {
+      state = 'faulted';
+      stats.lastError = e;
+      onFault?.(e);
+    } finally {
+      syncing = false;
+    }
   }
 
   function reset() {
@@ -530,6 +584,7 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
   return {
     /** SillyTavern printed a chat (CHAT_CHANGED): end the epoch, open the next. */
     chatChanged(chatId) {
+      disarmResume();
       syncing = true;
       try {
         if (state === 'open') absorbOpen(mo.takeRecords());
@@ -551,6 +606,7 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
     dispose() {
       mo.disconnect();
       if (pollId) clearTimeout(pollId);
+      disarmResume();
       host?.dispose();
       host = null;
       state = 'idle';

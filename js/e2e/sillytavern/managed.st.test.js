@@ -25,6 +25,7 @@ const SEED = join(REPO, 'js/test/fixtures/seed-example.js');
 const SCROLL_RECORDER = join(REPO, 'js/e2e/sillytavern/scroll-recorder.js');
 const LONG = 'long chat';
 const DENSE = 'dense chat';
+const EMPTIED = 'emptied chat';
 const BOUND = 33; // viewport window (≤ 32) plus the tail (C73)
 const REPLY = ['The ', 'keeper ', 'sets ', 'down ', 'the ', 'lantern ', 'and ', 'answers ', 'slowly, ', 'word ', 'by ', 'word.'];
 
@@ -41,6 +42,8 @@ function writeChats(server) {
   writeFileSync(join(dir, `${LONG}.jsonl`), chatFile(makeMessages({ count: 10000, character: CHARACTER.name })));
   writeFileSync(join(dir, `${DENSE}.jsonl`), chatFile(makeMessages({ count: 2000, htmlEvery: 1, htmlFirst: 0, seed: 7,
     character: CHARACTER.name }), { integrity: '22222222-0000-4000-8000-000000000000' }));
+  writeFileSync(join(dir, `${EMPTIED}.jsonl`), chatFile(makeMessages({ count: 300, seed: 11, character: CHARACTER.name }),
+    { integrity: '33333333-0000-4000-8000-000000000000' }));
 }
 const chatText = (server, name) => readFileSync(join(server.userDir, 'chats', CHARACTER.chatDir, `${name}.jsonl`), 'utf8');
 
@@ -491,6 +494,30 @@ test('a group chat opens bounded too; both members\' replies, one model-made and
   await page.waitForTimeout(500);
   assert.deepEqual(readGroupChat(st, chatId).slice(-3).map((m) => [m.name, m.mes]), [['User', 'Hello, table'], [CHARACTER.name, REPLY.join('')], ['Bram', 'Maps for all.']]);
   await page.evaluate(() => Object.assign(globalThis.__seedPlugin, { claim: false }));
+});
+
+// Deleting every message used to end the managed view for that chat with no
+// notice (taken for SillyTavern clearing #chat), and every message added
+// after rendered unbounded until the next chat switch.
+test('a chat emptied with /cut stays managed; the messages added after mount bounded', async () => {
+  await openChat(page, EMPTIED);
+  await page.waitForFunction(() => globalThis.__tavernCoreExtension.managed.chat.host.snapshot().state === 'settled', null, { timeout: 20000 });
+  const run = (c) => page.evaluate((c) => globalThis.SillyTavern.getContext().executeSlashCommandsWithOptions(c), c);
+  await run('/cut 0-299');
+  await page.waitForFunction(() => globalThis.SillyTavern.getContext().chat.length === 0, null, { timeout: 30000 });
+  for (let i = 0; i < 40; i++) await run(`/sys note ${i}`);
+  await page.waitForFunction(() => document.querySelector('#chat > .mes.last_mes')?.getAttribute('mesid') === '39', null, { timeout: 20000 });
+  await frame();
+  const state = await page.evaluate(() => ({
+    controller: globalThis.__tavernCoreExtension.managed.chat.state,
+    bounded: document.getElementById('chat').hasAttribute('data-tt-chat-surface'),
+    count: globalThis.__tavernCoreExtension.managed.chat.host.snapshot().messageCount,
+  }));
+  assert.deepEqual(state, { controller: 'open', bounded: true, count: 40 });
+  const d = await domCount();
+  assert.ok(d.mes < 40 && d.mes <= BOUND, `${d.mes} mounted`);
+  assert.equal(d.last, '39');
+  assert.equal((await snapshot()).fault, null);
 });
 
 test('no page errors', () => {
