@@ -11,10 +11,10 @@
 // or broken tavern-core.wasm) still leaves SillyTavern working and the
 // settings panel able to say what went wrong.
 import {
-  activateSendButtons, addOneMessage, chat, cleanUpMessage, deleteLastMessage, deleteMessage, eventSource,
-  event_types, getCurrentChatId, hideSwipeButtons, isStreamingEnabled, saveChatConditional, saveReply,
-  saveSettingsDebounced, scrollChatToBottom, syncMesToSwipe, triggerAutoContinue, updateMessageBlock,
-  updateSwipeCounter,
+  activateSendButtons, addOneMessage, chat, cleanUpMessage, deactivateSendButtons, deleteLastMessage, deleteMessage,
+  eventSource, event_types, getCurrentChatId, hideSwipeButtons, isStreamingEnabled, saveChatConditional, saveReply,
+  saveSettingsDebounced, scrollChatToBottom, setSendButtonState, syncMesToSwipe, triggerAutoContinue,
+  updateMessageBlock, updateSwipeCounter,
 } from '../../../../script.js';
 import { extension_settings } from '../../../extensions.js';
 import { installSillyTavernTakeover } from './takeover.js';
@@ -38,9 +38,10 @@ export const status = {
 globalThis.__tavernCoreExtension = status;
 
 const st = {
-  chat, eventSource, event_types, activateSendButtons, addOneMessage, cleanUpMessage, deleteLastMessage,
-  deleteMessage, getCurrentChatId, hideSwipeButtons, isStreamingEnabled, saveChatConditional, saveReply,
-  scrollChatToBottom, syncMesToSwipe, triggerAutoContinue, updateMessageBlock, updateSwipeCounter,
+  chat, eventSource, event_types, activateSendButtons, addOneMessage, cleanUpMessage, deactivateSendButtons,
+  deleteLastMessage, deleteMessage, getCurrentChatId, hideSwipeButtons, isStreamingEnabled, saveChatConditional,
+  saveReply, scrollChatToBottom, setSendButtonState, syncMesToSwipe, triggerAutoContinue, updateMessageBlock,
+  updateSwipeCounter,
 };
 
 // Ask for the module the entries share and for the wasm now, beside the

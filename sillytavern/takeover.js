@@ -26,7 +26,11 @@ export function installSillyTavernTakeover({ st, core, enabled, settleOnAbort })
   exposeContext(st, core, settleOnAbort);
 
   let generation = 0; // bumped by every dispatched turn; older takeovers go stale (T61)
-  let current = null; // the turn whose interceptor call is still waiting
+  // The turns whose interceptor call is still waiting. More than one: a
+  // quiet run (an extension's generateQuietPrompt, such as Summarize) can
+  // start while a claimed turn streams, and must not take the Stop button's
+  // reach away from it.
+  const open = new Set();
   // The newest real GENERATION_STARTED per type (a background quiet run must
   // not overwrite the user's turn): its options, and the reply a regenerate
   // is about to remove.
@@ -39,9 +43,25 @@ export function installSillyTavernTakeover({ st, core, enabled, settleOnAbort })
     const last = chat[chat.length - 1];
     started.set(type ?? 'normal', { options: options ?? {}, removed: type === 'regenerate' && last && !last.is_user ? last : null });
   });
-  // Stop, and leaving the chat, end the turn's wait and abort its signal.
-  eventSource.on(ev.GENERATION_STOPPED, () => current?.stop());
-  eventSource.on(ev.CHAT_CHANGED, () => current?.stop());
+  // Stop, and leaving the chat, end the turns' waits and abort their signals.
+  const stopAll = () => { for (const t of [...open]) t.stop(); };
+  eventSource.on(ev.GENERATION_STOPPED, stopAll);
+  eventSource.on(ev.CHAT_CHANGED, stopAll);
+  // SillyTavern unblocks its UI when a quiet run ends unless one of its own
+  // streams is still running (unblockGeneration); a claimed turn is not one
+  // of those, so Send came back and Stop went away while the plugin still
+  // streamed. GENERATION_ENDED (the Stop button hidden) is where that shows:
+  // once SillyTavern's unblocking has run, lock again while a claimed turn
+  // is live, as its own stream would have kept it locked.
+  const live = () => [...open].some((t) => t.live);
+  eventSource.on(ev.GENERATION_ENDED, () => {
+    if (!live()) return;
+    queueMicrotask(() => {
+      if (!live()) return;
+      st.setSendButtonState(true);
+      st.deactivateSendButtons();
+    });
+  });
 
   globalThis[INTERCEPTOR] = async function tavernCoreGenerateInterceptor(coreChat, contextSize, abort, type) {
     if (!enabled()) return;
@@ -51,7 +71,8 @@ export function installSillyTavernTakeover({ st, core, enabled, settleOnAbort })
     const controller = new AbortController();
     let release;
     const released = new Promise((r) => { release = r; });
-    const turn = { stop() { controller.abort(); release(); }, autoContinue: null };
+    // live: claimed and not yet stopped or unlocked (the UI is this turn's).
+    const turn = { live: false, stop() { turn.live = false; controller.abort(); release(); }, autoContinue: null };
     const token = { turn: 0, chatId: st.getCurrentChatId() };
     let claimed = false;
     let onClaim;
@@ -68,6 +89,7 @@ export function installSillyTavernTakeover({ st, core, enabled, settleOnAbort })
       st, type: kind, restored, turn,
       onClaimed() {
         claimed = true;
+        turn.live = true;
         token.turn = ++generation;
         onClaim();
       },
@@ -84,7 +106,7 @@ export function installSillyTavernTakeover({ st, core, enabled, settleOnAbort })
       dryRun: false,
       generationToken: token,
     };
-    current = turn;
+    open.add(turn);
     const run = runTakeover(core, init, host);
     const first = await Promise.race([run, claim]);
     if (!claimed) {
@@ -93,14 +115,15 @@ export function installSillyTavernTakeover({ st, core, enabled, settleOnAbort })
         if (i >= 0) chat.splice(i, 1);
       }
       if (first?.dispatched) generation++;
-      if (current === turn) current = null;
+      open.delete(turn);
       return; // SillyTavern's normal path, untouched
     }
     abort(true);
     // The turn ends when the driver is done, or when the user presses Stop:
     // a plugin that ignores the signal must not keep the UI locked.
     await Promise.race([run, released]);
-    if (current === turn) current = null;
+    turn.live = false;
+    open.delete(turn);
     if (turn.autoContinue !== null) {
       const text = turn.autoContinue;
       // After Generate() has unblocked, as SillyTavern does after a stream.
@@ -257,7 +280,10 @@ function sillyTavernHost({ st, type, restored, turn, onClaimed, isCurrentGenerat
       redrawNow(id);
     },
 
-    unlockUI: () => st.activateSendButtons(),
+    unlockUI: () => {
+      turn.live = false; // (before: activateSendButtons emits GENERATION_ENDED)
+      st.activateSendButtons();
+    },
 
     cleanupText: (text, { isContinue }) => st.cleanUpMessage({
       getMessage: text, isImpersonate: false, isContinue, displayIncompleteSentences: false, includeUserPromptBias: false,

@@ -307,6 +307,32 @@ test('quiet and impersonate runs are never offered; dry runs are not either (T48
   assert.equal(mock.completions.length, asked + 2);
 });
 
+// A quiet run (an extension's generateQuietPrompt, as Summarize does) that
+// ends while a claimed turn streams: SillyTavern unblocks its UI unless one
+// of its own streams runs, and the interceptor of the quiet run took the
+// Stop button's reach from the claimed turn. Send came back mid-stream and
+// Stop did nothing.
+test('a quiet run ending while a claimed turn streams leaves the UI locked, and Stop still stops the turn (T59, T61)', async () => {
+  await seed({ chunks: Array.from({ length: 40 }, (_, i) => `q${i} `), delayMs: 150 });
+  const asked = mock.completions.length;
+  await turn(page, async () => {
+    await send(page, 'A long one, please');
+    await page.waitForFunction(() => (document.querySelector('#chat .last_mes .mes_text')?.textContent ?? '').includes('q1'), null, { timeout: 15000 });
+    await page.evaluate(() => globalThis.SillyTavern.getContext().generateQuietPrompt({ quietPrompt: 'Summarize quietly' }));
+    await page.waitForTimeout(200);
+    assert.equal(await idle(page), false, 'still generating: Stop shown, Send hidden');
+    assert.ok(!(await chatState(page)).at(-1).mes.includes('q39'));
+    await page.click('#mes_stop');
+  });
+  assert.equal(mock.completions.length, asked + 1, 'the quiet run reached the model');
+  const partial = (await chatState(page)).at(-1).mes;
+  assert.match(partial, /^q0 q1/);
+  await page.waitForTimeout(1500);
+  assert.ok(!(await chatState(page)).at(-1).mes.includes('q39'), 'Stop aborted the turn');
+  await page.evaluate(() => globalThis.SillyTavern.getContext().saveChat()); // (the aborted partial, saved as the next turn would)
+  await seed({ chunks: ['x', 'y', 'z'], delayMs: 40 }); // (as the turns before left it)
+});
+
 const luker = (patch) => page.evaluate((p) => Object.assign(globalThis.__lukerPlugin, p), patch);
 const lukerRun = () => page.evaluate(() => {
   const r = globalThis.__lukerPlugin.runs.at(-1);
