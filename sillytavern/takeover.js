@@ -183,6 +183,14 @@ function sillyTavernHost({ st, type, restored, turn, onClaimed, isCurrentGenerat
   const { chat, eventSource, event_types: ev } = st;
   let swipeBefore = null; // the swipe count before the placeholder swipe
   let timesBefore = null; // a continued message's generation times, for a discard
+  // What a streamed reply's message records (StreamingProcessor and its
+  // reasoning handler): the time to the first token, and how long the
+  // reasoning ran before the text began, so the header says "Thought for
+  // 2.1s" rather than "for some time".
+  let placedAt = 0;
+  let firstToken = false;
+  let thinkFrom = null;
+  let thinkTo = null;
 
   const message = (id) => chat[id];
   const redrawNow = (id) => {
@@ -201,6 +209,7 @@ function sillyTavernHost({ st, type, restored, turn, onClaimed, isCurrentGenerat
     isCurrentGeneration,
 
     async acquirePlaceholder(t) {
+      placedAt = Date.now();
       const last = chat.length - 1;
       if (t === 'continue' && last >= 0) { // the slot is the message being continued
         timesBefore = { gen_started: chat[last].gen_started, gen_finished: chat[last].gen_finished };
@@ -233,7 +242,18 @@ function sillyTavernHost({ st, type, restored, turn, onClaimed, isCurrentGenerat
       // A streamed reply's end time moves with every token (StreamingProcessor
       // does the same), so the message's timer and the saved gen_finished say
       // how long the plugin took, not when the placeholder appeared.
-      m.gen_finished = new Date();
+      const now = new Date();
+      m.gen_finished = now;
+      if (!firstToken && (text !== '' || reasoning !== '')) {
+        firstToken = true;
+        m.extra.time_to_first_token = now.getTime() - placedAt;
+      }
+      if (reasoning !== '' && type !== 'continue') { // (a continued message keeps its own)
+        thinkFrom ??= now.getTime();
+        if (text !== '' && thinkTo === null) thinkTo = now.getTime();
+        m.extra.reasoning_type = 'model';
+        m.extra.reasoning_duration = thinkTo === null ? null : thinkTo - thinkFrom;
+      }
       st.syncMesToSwipe(id);
     },
 

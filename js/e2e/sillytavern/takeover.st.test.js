@@ -146,6 +146,10 @@ test('a claimed normal turn streams live and commits with no request to the mode
   assert.deepEqual(tail.slice(-2), [['MESSAGE_RECEIVED', id, 'normal'], ['CHARACTER_MESSAGE_RENDERED', id, 'normal']]);
   await page.waitForTimeout(300);
   assert.equal(st.readChat().at(-1).mes, PLUGIN_REPLY, 'persisted with saveChat');
+  // What a streamed model reply records: the time to its first token (the
+  // first chunk came ~250 ms after the placeholder).
+  const ttft = st.readChat().at(-1).extra?.time_to_first_token;
+  assert.ok(typeof ttft === 'number' && ttft >= 200 && ttft < 5000, `time_to_first_token ${ttft}`);
   const payload = await page.evaluate(() => globalThis.__seedPlugin.dispatches.at(-1));
   assert.deepEqual(payload, {
     type: 'normal', isContinue: false,
@@ -367,6 +371,10 @@ test('the Luker-style plugin runs unchanged: reasoning sections, appendText, an 
   const last = (await chatState(page)).at(-1);
   assert.equal(last.mes, FIXED);
   assert.equal(last.reasoning, `### [${PLANNER}] (done)\nLook at the sky.\n\n### [${CRITIC}] (done)\nCheck spelling.`);
+  // As a model's reasoning: typed, and timed from its start to the text's.
+  const extra = await page.evaluate(() => globalThis.SillyTavern.getContext().chat.at(-1).extra);
+  assert.equal(extra.reasoning_type, 'model');
+  assert.ok(typeof extra.reasoning_duration === 'number' && extra.reasoning_duration >= 0, `reasoning_duration ${extra.reasoning_duration}`);
   assert.deepEqual(await lukerRun(), { type: 'normal', status: 'committed', chunks: 7, error: null });
   assert.equal(await shownText(page), FIXED);
   assert.equal(mock.completions.length, asked);
