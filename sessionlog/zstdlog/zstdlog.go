@@ -199,15 +199,95 @@ func frameEnd(b []byte, off int) (int, error) {
 	return p, nil
 }
 
-// prefixOf decodes as much of an incomplete frame as its whole blocks give
-// (the decoder stops at the first block the file cuts).
+// prefixOf decodes what the whole blocks of an incomplete frame hold, as
+// the reference decoder (and so the harness's recovery) does: the decoder
+// here gives nothing of a single-segment frame (the harness's) until the
+// frame is whole, nor of any frame whose checksum the file cuts. The frame
+// is rebuilt from its whole blocks (salvage) and decoded as a frame of its
+// own.
 func prefixOf(dec *zstd.Decoder, frame []byte) []byte {
-	if dec.Reset(bytes.NewReader(frame)) != nil {
+	f := salvage(frame)
+	if f == nil {
 		return nil
 	}
-	var out bytes.Buffer
-	out.ReadFrom(dec) // its error is the cut itself
-	return out.Bytes()
+	out, err := dec.DecodeAll(f, nil)
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
+// salvage returns a frame made of the whole blocks of an incomplete one
+// (RFC 8878 §3.1.1): the same dictionary id, the window the frame declared
+// (or, for a single-segment frame, one that holds its content size), no
+// content size and no checksum (neither is known for the part), and the
+// last whole block marked last. nil when no block is whole.
+func salvage(b []byte) []byte {
+	if len(b) < 6 || binary.LittleEndian.Uint32(b) != magic {
+		return nil
+	}
+	d := b[4]
+	p := 5
+	single := d&0x20 != 0
+	dict := [4]int{0, 1, 2, 4}[d&0x03]
+	fcs := [4]int{0, 2, 4, 8}[d>>6]
+	if fcs == 0 && single {
+		fcs = 1
+	}
+	window := -1 // the original's Window_Descriptor byte
+	if !single {
+		window = int(b[p])
+		p++
+	}
+	if len(b)-p < dict+fcs {
+		return nil
+	}
+	dictID := b[p : p+dict]
+	p += dict
+	if single { // the window is the content size: the smallest power of two that holds it
+		var size uint64
+		for i := fcs - 1; i >= 0; i-- {
+			size = size<<8 | uint64(b[p+i])
+		}
+		if fcs == 2 {
+			size += 256
+		}
+		e := 0
+		for uint64(1)<<(10+e) < size {
+			e++
+		}
+		if 10+e > 30 { // beyond maxWindow: the decoder would refuse it
+			return nil
+		}
+		window = e << 3
+	}
+	p += fcs
+	blocks, last := p, -1 // where the blocks start; the header of the last whole one
+	for len(b)-p >= 3 {
+		h := int(b[p]) | int(b[p+1])<<8 | int(b[p+2])<<16
+		size := h >> 3
+		if (h>>1)&3 == 1 {
+			size = 1
+		}
+		if len(b)-(p+3) < size || (h>>1)&3 == 3 {
+			break
+		}
+		last = p
+		p += 3 + size
+		if h&1 != 0 {
+			break
+		}
+	}
+	if last < 0 {
+		return nil
+	}
+	out := binary.LittleEndian.AppendUint32(nil, magic)
+	out = append(out, d&0x03, byte(window))
+	out = append(out, dictID...)
+	k := len(out) + last - blocks
+	out = append(out, b[blocks:p]...)
+	out[k] |= 1 // Last_Block
+	return out
 }
 
 // wholeRecords is b up to and including its last newline.

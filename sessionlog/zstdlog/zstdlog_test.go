@@ -155,3 +155,52 @@ func TestS105_FrameRoundTrips(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// A frame the file cuts keeps every record of its whole blocks, as the
+// reference decoder (and the harness's own recovery) does: a cut inside
+// the checksum loses nothing, and a later cut never recovers less. The
+// harness writes single-segment frames (content size, no window
+// descriptor), of which the decoder's stream gave nothing until the frame
+// was whole: repair dropped records the harness kept.
+func TestS105_ZstdTornFrameKeepsItsWholeBlocks(t *testing.T) {
+	h, a, r := fixture(t)
+	for _, single := range []bool{true, false} {
+		opts := []zstd.EOption{zstd.WithEncoderCRC(true), zstd.WithEncoderConcurrency(1), zstd.WithSingleSegment(single)}
+		if !single {
+			opts = append(opts, zstd.WithWindowSize(zstd.MinWindowSize))
+		}
+		enc, err := zstd.NewWriter(nil, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b []byte
+		var last int
+		for i, batch := range []string{h, a, r} {
+			if i == 2 {
+				last = len(b)
+			}
+			b = enc.EncodeAll([]byte(batch), b)
+		}
+		enc.Close()
+		if single != (b[last+4]&0x20 != 0) {
+			t.Fatalf("single %v: the frame header says otherwise", single)
+		}
+		for cut := 1; cut <= 4; cut++ {
+			l, err := Read(b[:len(b)-cut])
+			if err != nil || !l.Torn || string(l.Recovered) != r {
+				t.Fatalf("single %v, the checksum cut by %d: recovered %d of %d bytes (%v)", single, cut, len(l.Recovered), len(r), err)
+			}
+		}
+		prev := 0
+		for cut := last + 1; cut < len(b); cut++ {
+			l, err := Read(b[:cut])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l.RecoveredLines < prev || !strings.HasPrefix(r, string(l.Recovered)) {
+				t.Fatalf("single %v, cut %d: %d lines after %d", single, cut, l.RecoveredLines, prev)
+			}
+			prev = l.RecoveredLines
+		}
+	}
+}
