@@ -227,6 +227,21 @@ test('SillyTavern clearing #chat ends the epoch; the next CHAT_CHANGED opens a n
   assertConsistent(T);
 });
 
+// SillyTavern appends 60 messages one by one (addOneMessage): the epoch
+// stays open and the view bounded.
+async function appendSixty({ T, c, sched }) {
+  for (let i = 0; i < 60; i++) {
+    const m = { name: 'User', is_user: true, mes: `n${i}`, extra: {} };
+    T.chat.push(m);
+    T.addOneMessage(m);
+    await tick();
+    sched.flush();
+  }
+  assert.equal(c.state, 'open');
+  assert.equal(c.host.snapshot().messageCount, 60);
+  assert.ok(T.mesEls().length < 60, `bounded: ${T.mesEls().length} mounted`);
+}
+
 // Found in the real SillyTavern: once a chat had no messages, the first
 // message added (or deleting every message) was taken for SillyTavern
 // clearing #chat, and the chat went on unbounded, with no notice, until the
@@ -242,16 +257,7 @@ for (const count of [3, 300]) {
     assert.equal(c.state, 'open');
     assert.equal(c.host.snapshot().messageCount, 0);
     assert.equal(c.host.getFault(), null);
-    for (let i = 0; i < 60; i++) {
-      const m = { name: 'User', is_user: true, mes: `n${i}`, extra: {} };
-      T.chat.push(m);
-      T.addOneMessage(m);
-      await tick();
-      sched.flush();
-    }
-    assert.equal(c.state, 'open');
-    assert.equal(c.host.snapshot().messageCount, 60);
-    assert.ok(T.mesEls().length < 60, `bounded: ${T.mesEls().length} mounted`);
+    await appendSixty(s);
     assert.equal(mesids(T.root).at(-1), 59);
     assert.equal(c.stats.clears, 0);
     assertConsistent(T);
@@ -262,16 +268,7 @@ test('an empty chat opens managed and stays so as its first messages arrive (C73
   const s = await opened(t, { count: 0 });
   const { T, c, sched } = s;
   assert.equal(c.state, 'open');
-  for (let i = 0; i < 60; i++) {
-    const m = { name: 'User', is_user: true, mes: `n${i}`, extra: {} };
-    T.chat.push(m);
-    T.addOneMessage(m);
-    await tick();
-    sched.flush();
-  }
-  assert.equal(c.state, 'open');
-  assert.equal(c.host.snapshot().messageCount, 60);
-  assert.ok(T.mesEls().length < 60, `bounded: ${T.mesEls().length} mounted`);
+  await appendSixty(s);
   assertConsistent(T);
 });
 
