@@ -155,12 +155,7 @@ func frameEnd(b []byte, off int) (int, error) {
 	if d&0x08 != 0 {
 		return 0, corrupt(p-1, "reserved bit set in the frame header")
 	}
-	single := d&0x20 != 0
-	dict := [4]int{0, 1, 2, 4}[d&0x03]
-	fcs := [4]int{0, 2, 4, 8}[d>>6]
-	if fcs == 0 && single {
-		fcs = 1
-	}
+	single, dict, fcs := fields(d)
 	rest := dict + fcs
 	if !single {
 		rest++
@@ -173,20 +168,16 @@ func frameEnd(b []byte, off int) (int, error) {
 		if len(b)-p < 3 {
 			return -1, nil
 		}
-		h := int(b[p]) | int(b[p+1])<<8 | int(b[p+2])<<16
-		p += 3
-		size := h >> 3
-		switch (h >> 1) & 3 {
-		case 1: // RLE: one byte repeated size times
-			size = 1
-		case 3:
-			return 0, corrupt(p-3, "reserved block type")
+		size, last, reserved := block(b, p)
+		if reserved {
+			return 0, corrupt(p, "reserved block type")
 		}
+		p += 3
 		if len(b)-p < size {
 			return -1, nil
 		}
 		p += size
-		if h&1 != 0 {
+		if last {
 			break
 		}
 	}
@@ -197,6 +188,31 @@ func frameEnd(b []byte, off int) (int, error) {
 		p += 4
 	}
 	return p, nil
+}
+
+// fields reads a frame header's descriptor byte (RFC 8878 §3.1.1.1):
+// whether the frame is single-segment (no window descriptor), and the
+// lengths of its dictionary id and content size fields.
+func fields(d byte) (single bool, dict, fcs int) {
+	single = d&0x20 != 0
+	dict = [4]int{0, 1, 2, 4}[d&0x03]
+	fcs = [4]int{0, 2, 4, 8}[d>>6]
+	if fcs == 0 && single {
+		fcs = 1
+	}
+	return single, dict, fcs
+}
+
+// block reads the block header at b[p:p+3] (§3.1.1.2): the block's size in
+// the frame (one byte for RLE, which repeats it), whether it is the last,
+// and whether its type is the reserved one.
+func block(b []byte, p int) (size int, last, reserved bool) {
+	h := int(b[p]) | int(b[p+1])<<8 | int(b[p+2])<<16
+	size = h >> 3
+	if (h>>1)&3 == 1 {
+		size = 1
+	}
+	return size, h&1 != 0, (h>>1)&3 == 3
 }
 
 // prefixOf decodes what the whole blocks of an incomplete frame hold, as
@@ -228,12 +244,7 @@ func salvage(b []byte) []byte {
 	}
 	d := b[4]
 	p := 5
-	single := d&0x20 != 0
-	dict := [4]int{0, 1, 2, 4}[d&0x03]
-	fcs := [4]int{0, 2, 4, 8}[d>>6]
-	if fcs == 0 && single {
-		fcs = 1
-	}
+	single, dict, fcs := fields(d)
 	window := -1 // the original's Window_Descriptor byte
 	if !single {
 		window = int(b[p])
@@ -264,17 +275,13 @@ func salvage(b []byte) []byte {
 	p += fcs
 	blocks, last := p, -1 // where the blocks start; the header of the last whole one
 	for len(b)-p >= 3 {
-		h := int(b[p]) | int(b[p+1])<<8 | int(b[p+2])<<16
-		size := h >> 3
-		if (h>>1)&3 == 1 {
-			size = 1
-		}
-		if len(b)-(p+3) < size || (h>>1)&3 == 3 {
+		size, end, reserved := block(b, p)
+		if len(b)-(p+3) < size || reserved {
 			break
 		}
 		last = p
 		p += 3 + size
-		if h&1 != 0 {
+		if end {
 			break
 		}
 	}
