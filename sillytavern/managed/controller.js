@@ -31,6 +31,7 @@
 // (st-adapter.js in the page, a fake in the tests).
 
 const SPACER = 'TT-CHAT-SPACER';
+const isMes = (n) => n.nodeType === 1 && n.classList.contains('mes');
 
 // SillyTavern's decorations of message content (highlight.js and the copy
 // button on code blocks) are applied while content is prepared, before any
@@ -214,7 +215,7 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
     const objs = [];
     const mesids = [];
     for (const el of root.children) {
-      if (el.classList.contains('mes')) {
+      if (isMes(el)) {
         const i = Number(el.getAttribute('mesid'));
         els.push(el);
         mesids.push(i);
@@ -252,11 +253,10 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
   function rootOf(node) {
     let n = node;
     while (n !== null && n.parentNode !== root) n = n.parentNode;
-    return n !== null && n.nodeType === 1 && n.classList.contains('mes') ? n : null;
+    return n !== null && isMes(n) ? n : null;
   }
   const contentOf = (r) => r.querySelector('.mes_text');
   const isSpacer = (n) => n.nodeName === SPACER;
-  const isMes = (n) => n.nodeType === 1 && n.classList.contains('mes');
   const isPins = (n) => n.nodeType === 1 && n.classList.contains('style-pins');
 
   function absorb(records) {
@@ -296,7 +296,7 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
           else if (committed.has(n)) lostRoot = true;
         }
         for (const n of r.addedNodes) {
-          if (n.nodeType === 1 && n.classList.contains('mes') && !committed.has(n)) {
+          if (isMes(n) && !committed.has(n)) {
             added.add(n);
             // Messages rendered above the first mounted one: showMoreMessages.
             const id = Number(n.getAttribute('mesid'));
@@ -330,7 +330,7 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
     for (const [rr, content] of touched) stContent.set(rr, { nodes: [...content.childNodes], focus: focusIn(content) });
     const chat = st.chat();
     for (const n of added) {
-      if (n.nodeType === 1 && n.classList.contains('mes') && n.parentNode === root) {
+      if (isMes(n) && n.parentNode === root) {
         const m = chat[Number(n.getAttribute('mesid'))];
         if (m !== undefined) adopt.set(m, n);
       }
@@ -553,7 +553,7 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
   function openEpoch(jumpTo = null) {
     const chat = st.chat();
     for (const el of [...root.children]) {
-      if (el.classList.contains('mes')) {
+      if (isMes(el)) {
         const m = chat[Number(el.getAttribute('mesid'))];
         if (m !== undefined) adopt.set(m, el);
         el.remove();
