@@ -131,9 +131,7 @@ func (e *editorEdge) mount(a bridge.Args) any {
 			return nil
 		}
 		m.settle() // destroyed: nothing is drawn or sent (the widget is closed)
-		if !m.w.Waiting() {
-			m.answer.Release()
-		}
+		m.releaseAnswer()
 		return nil
 	})
 	h.Set("response", m.answer)
@@ -207,6 +205,14 @@ func (m *editorMount) do(reqs []msgeditor.Request) {
 	// Page code run by the redraw (a focus listener) may have destroyed us.
 	if d := m.w.TakeStateRetry(); d > 0 && !m.dead {
 		m.retryState(d)
+	}
+}
+
+// releaseAnswer lets the response entry go once a destroyed mount has no
+// request left to hear about.
+func (m *editorMount) releaseAnswer() {
+	if !m.w.Waiting() {
+		m.answer.Release()
 	}
 }
 
@@ -742,9 +748,7 @@ func (m *editorMount) destroy() {
 	}
 	m.dead = true
 	m.w.Close()
-	if !m.w.Waiting() {
-		m.answer.Release()
-	}
+	m.releaseAnswer()
 	if m.timer.Truthy() {
 		js.Global().Call("clearTimeout", m.timer)
 		m.timer = js.Undefined()
