@@ -131,7 +131,9 @@ func (e *editorEdge) mount(a bridge.Args) any {
 			return nil
 		}
 		m.settle() // destroyed: nothing is drawn or sent (the widget is closed)
-		m.releaseAnswer()
+		if !m.w.Waiting() {
+			m.answer.Release()
+		}
 		return nil
 	})
 	h.Set("response", m.answer)
@@ -205,14 +207,6 @@ func (m *editorMount) do(reqs []msgeditor.Request) {
 	// Page code run by the redraw (a focus listener) may have destroyed us.
 	if d := m.w.TakeStateRetry(); d > 0 && !m.dead {
 		m.retryState(d)
-	}
-}
-
-// releaseAnswer lets the response entry go once a destroyed mount has no
-// request left to hear about.
-func (m *editorMount) releaseAnswer() {
-	if !m.w.Waiting() {
-		m.answer.Release()
 	}
 }
 
@@ -748,7 +742,9 @@ func (m *editorMount) destroy() {
 	}
 	m.dead = true
 	m.w.Close()
-	m.releaseAnswer()
+	if !m.w.Waiting() {
+		m.answer.Release()
+	}
 	if m.timer.Truthy() {
 		js.Global().Call("clearTimeout", m.timer)
 		m.timer = js.Undefined()
