@@ -7,14 +7,15 @@ JS := js
 WASM := $(JS)/tavern-core.wasm
 HOST_WASM := $(JS)/tavern-host.wasm
 WASMFLAGS := -trimpath -ldflags="-s -w"
-# The page's module keeps inlining where speed is Go's (the takeover kernel,
-# editor ops) and drops it where a page pays for the bytes and the time is
-# the DOM's (the chat surface, the widget, the edges): 36 KB less brotli
+# The page's module keeps inlining where speed is Go's (editor ops) and
+# drops it where a page pays for the bytes and the time is the DOM's (the
+# chat surface, the widget, the edges): 36 KB less brotli
 # (docs/architecture.md, "Size"). The bridge (the codec, the call edges)
-# too: 2.6 KB less, and the takeover and chain benches showed no
-# difference beyond noise.
+# too: 2.6 KB less; the takeover handle kernel: 2.2 KB less. The takeover
+# and chain benches showed no difference beyond noise for either.
 BROWSER_GCFLAGS := -gcflags='tavern-core/chatsurface=-l' -gcflags='tavern-core/msgeditor/...=-l' \
-	-gcflags='tavern-core/wasm/browser=-l' -gcflags='tavern-core/protocol=-l' -gcflags='tavern-core/bridge=-l' 
+	-gcflags='tavern-core/wasm/browser=-l' -gcflags='tavern-core/protocol=-l' -gcflags='tavern-core/bridge=-l' \
+	-gcflags='tavern-core/takeover=-l' 
 GO_SOURCES := $(shell find . -name '*.go' -not -path './js/node_modules/*') go.mod go.sum
 # Go frames live on V8's stack: raise the limit so deep recursion throws
 # instead of segfaulting Node (docs/architecture.md).

@@ -27,13 +27,18 @@ export const HANDLE_GLOBAL = 'tavernCoreMessageEditor';
 
 const isSeq = (v) => Number.isSafeInteger(v) && v >= 0;
 
+const imageIds = (content) =>
+  Array.isArray(content)
+    ? content.filter((b) => b?.type === 'image' && b.attachment !== undefined).map((b) => (typeof b.attachment?.attachmentId === 'string' ? b.attachment.attachmentId : undefined))
+    : [];
+
 /** Where one harness node lands in the widget's host contract. */
 export function rowTag(node) {
   const d = node?.data;
   switch (node?.kind) {
     case 'user':
     case 'steering':
-      return { seq: d?.seq, body: true, actions: true };
+      return { seq: d?.seq, body: true, actions: true, images: imageIds(d?.content) };
     case 'context':
       return { seq: d?.seq };
     case 'assistant-step':
@@ -58,6 +63,7 @@ function setAttr(el, name, value) {
 // the stable half of the class name finds the part.
 const BUBBLE = '[class*="_bubble"]';
 const ACTIONS = '[class*="_actions"]';
+const GALLERY = '[class*="_gallery"]';
 
 function markPart(el, selector, part) {
   const found = el.querySelector(selector);
@@ -74,7 +80,16 @@ export function tagRows(root, snapshot) {
     setAttr(el, 'data-seq-part', isSeq(t.part) ? String(t.part) : undefined);
     if (t.body) markPart(el, BUBBLE, 'body');
     if (t.actions) markPart(el, ACTIONS, 'actions');
+    tagImages(el, t.images);
   }
+}
+
+// A user row's thumbnails: the harness's gallery holds one child per image
+// block, in content order. Each carries its attachment id, so the widget can
+// hide the ones an edit removed (the harness keeps drawing the original).
+function tagImages(el, ids = []) {
+  const children = el.querySelector(GALLERY)?.children ?? [];
+  for (let i = 0; i < children.length; i++) setAttr(children[i], 'data-attachment-id', ids[i]);
 }
 
 function addClasses(el, from) {

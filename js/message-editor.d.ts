@@ -44,6 +44,9 @@ export interface MessageEditor {
  * rows) and a `[data-part=actions]` action bar (created when a control
  * needs one). A row drawn as several elements marks the others
  * `data-seq-part="{seq}"`: they hide with the row, and an action bar inside
- * them counts as the row's. Rows may be tagged after they were inserted.
+ * them counts as the row's. An element inside a user row with
+ * `data-attachment-id="{id}"` draws that attachment of the original message
+ * (a thumbnail): it is hidden while the live revision no longer has it.
+ * Rows may be tagged after they were inserted.
  */
 export function mountMessageEditor(root: Element, options: MountMessageEditorOptions): Promise<MessageEditor>;

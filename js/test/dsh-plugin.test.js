@@ -195,8 +195,14 @@ test('one active instance per harness: a second one fails with the S82 message, 
 
 // The browser half's map from harness nodes to the widget's host contract.
 test('harness rows are tagged from the session\'s node store (S90, S95, S96)', () => {
-  assert.deepEqual(rowTag({ kind: 'user', data: { seq: 7 } }), { seq: 7, body: true, actions: true });
-  assert.deepEqual(rowTag({ kind: 'steering', data: { seq: 9 } }), { seq: 9, body: true, actions: true });
+  assert.deepEqual(rowTag({ kind: 'user', data: { seq: 7 } }), { seq: 7, body: true, actions: true, images: [] });
+  assert.deepEqual(rowTag({ kind: 'steering', data: { seq: 9 } }), { seq: 9, body: true, actions: true, images: [] });
+  const img = (attachmentId) => ({ type: 'image', attachment: { attachmentId, mediaType: 'image/png' } });
+  assert.deepEqual(
+    rowTag({ kind: 'user', data: { seq: 7, content: [img('a'), { type: 'text', text: 'q' }, { type: 'image' }, img('b'), img(5)] } }).images,
+    ['a', 'b', undefined],
+    'the images the harness draws, in content order (an image block without an attachment is not drawn)',
+  );
   assert.deepEqual(rowTag({ kind: 'context', data: { seq: 8 } }), { seq: 8 });
   assert.deepEqual(rowTag({ kind: 'assistant-step', data: { finalNode: { seq: 20 } } }), { seq: 20 });
   assert.deepEqual(rowTag({ kind: 'assistant-step', data: {} }), { seq: undefined }, 'a streaming step has no reply yet');
@@ -207,13 +213,13 @@ test('harness rows are tagged from the session\'s node store (S90, S95, S96)', (
 
   const root = document.createElement('div');
   root.innerHTML = `
-    <div data-chat-flow-key="13:input-messageu1"><div class="x_userRow"><div class="x_userStack"><div class="h_bubble"><div class="t_text">q</div></div></div>
+    <div data-chat-flow-key="13:input-messageu1"><div class="x_userRow"><div class="x_userStack"><div class="g_gallery"><button>a</button><button>b</button></div><div class="h_bubble"><div class="t_text">q</div></div></div>
       <div class="h_actions"><span>21:17</span><button class="h_action">Copy</button></div></div></div>
     <div data-chat-flow-key="14:assistant-step1:1"><p>r</p></div>
     <div data-chat-flow-key="9:turn-tail1"><div class="h_actions"><button class="h_action">Copy</button><div><button>Good</button></div><span class="end">time</span></div></div>
     <div data-chat-flow-key="5:other" data-seq="99"></div>`;
   const nodes = new Map([
-    ['13:input-messageu1', { kind: 'user', data: { seq: 7 } }],
+    ['13:input-messageu1', { kind: 'user', data: { seq: 7, content: [img('ia'), { type: 'text', text: 'q' }, img('ib')] } }],
     ['14:assistant-step1:1', { kind: 'assistant-step', data: { finalNode: { seq: 20 } } }],
     ['9:turn-tail1', { kind: 'turn-tail', data: { closing: { finalNode: { seq: 20 } } } }],
     ['5:other', { kind: 'retry', data: {} }],
@@ -227,6 +233,11 @@ test('harness rows are tagged from the session\'s node store (S90, S95, S96)', (
   assert.equal(tail.getAttribute('data-seq-part'), '20');
   assert.equal(tail.hasAttribute('data-seq'), false);
   assert.equal(other.hasAttribute('data-seq'), false, 'a stale tag is removed');
+  const thumbs = () => [...user.querySelectorAll('.g_gallery > *')].map((b) => b.getAttribute('data-attachment-id'));
+  assert.deepEqual(thumbs(), ['ia', 'ib'], 'each thumbnail carries its attachment id');
+  nodes.set('13:input-messageu1', { kind: 'user', data: { seq: 7, content: [img('ic')] } });
+  tagRows(root, { chat: { nodes } });
+  assert.deepEqual(thumbs(), ['ic', null], 'tags follow the node store');
 
   // The widget's buttons take the harness's classes and sit after its own
   // buttons, before the trailing time stamp.

@@ -108,6 +108,53 @@ test('pencil, keys, save, undo and the refused model-reply edit (C67, C68, C33)'
   assert.equal(row(2).querySelector('[data-part=body]').style.display, '');
 });
 
+// The host draws a user row's attachments from the original message; the
+// widget hides the ones the live revision no longer has (DeepSeek Harness
+// kept showing a removed image's thumbnail).
+test('S93: host-drawn attachments ([data-attachment-id]) hide when an edit removes them, and show again on undo and destroy()', async (t) => {
+  const { root, fetch, row } = setup(t);
+  const thumb = (id) => {
+    const el = document.createElement('button');
+    el.setAttribute('data-attachment-id', id);
+    el.style.display = 'inline-block';
+    return el;
+  };
+  const a = thumb('img-A');
+  const b = thumb('file-B');
+  row(15).prepend(a, b);
+  const stray = thumb('img-A'); // outside any row: not the widget's
+  root.append(stray);
+  const editor = await mountMessageEditor(root, { sessionId: 'sF', baseURL: ORIGIN, fetch });
+  t.after(() => editor.destroy());
+  await editor.whenIdle();
+  const shown = (el) => el.style.display !== 'none';
+  assert.ok(shown(a) && shown(b), 'nothing hidden while the row has both');
+
+  assert.equal((await editor.edit(15, 'q2\nmore', { removeAttachments: ['img-A'] })).ok, true);
+  await editor.whenIdle();
+  assert.ok(!shown(a) && shown(b) && shown(stray));
+  assert.equal(a.style.getPropertyPriority('display'), 'important');
+
+  // Tagged late (a thumbnail the host drew after the edit): hidden too.
+  const late = document.createElement('span');
+  row(15).append(late);
+  late.setAttribute('data-attachment-id', 'img-A');
+  await new Promise((r) => setTimeout(r, 0));
+  assert.ok(!shown(late));
+
+  assert.equal((await editor.undo(15)).ok, true);
+  await editor.whenIdle();
+  assert.ok(shown(a) && shown(late));
+  assert.equal(a.style.display, 'inline-block', 'the host\'s own display comes back');
+
+  assert.equal((await editor.edit(15, 'q2', { removeAttachments: ['img-A', 'file-B'] })).ok, true);
+  await editor.whenIdle();
+  assert.ok(!shown(a) && !shown(b));
+  editor.destroy();
+  assert.ok(shown(a) && shown(b) && shown(late));
+  assert.equal(root.querySelector('[data-tc-hidden]'), null);
+});
+
 test('a session the host does not serve yet (a restart) is asked for again until it is: then the controls appear (S87, S98)', async (t) => {
   const { root, fetch, row } = setup(t);
   let refused = 0;

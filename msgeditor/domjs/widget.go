@@ -30,8 +30,10 @@ import (
 // are hidden with the row, and an action bar inside them counts as the
 // row's. The widget owns only elements carrying data-tc-me; it hides the
 // host's body of user rows and draws the live revision beside it, and hides
-// rows in hiddenSeqs. Rows may be tagged after they are inserted: the
-// data-seq/data-seq-part attributes are observed too.
+// rows in hiddenSeqs. An element in a user row with data-attachment-id is
+// the host's drawing of that attachment: hidden while the live revision no
+// longer has it. Rows may be tagged after they are inserted: the tagging
+// attributes are observed too.
 //
 // Events are delegated: one click, keydown and input listener on the root,
 // elements carry data-tc-action/data-tc-seq, so nothing is allocated per row.
@@ -115,7 +117,7 @@ func (e *editorEdge) mount(a bridge.Args) any {
 	m.funcs = append(m.funcs, obs)
 	m.observer = js.Global().Get("MutationObserver").New(obs)
 	m.observer.Call("observe", m.root.Underlying(), map[string]any{"childList": true, "subtree": true,
-		"attributes": true, "attributeFilter": []any{"data-seq", "data-seq-part"}})
+		"attributes": true, "attributeFilter": []any{"data-seq", "data-seq-part", "data-attachment-id"}})
 
 	h := js.Global().Get("Object").New()
 	add := func(name string, f func(a bridge.Args) any) {
@@ -388,6 +390,24 @@ func (m *editorMount) render() {
 			delete(m.rows, seq)
 		}
 	}
+	// The host draws a user row's attachments from the original message:
+	// one the live revision no longer has (removed, S93) is hidden.
+	for _, el := range queryAll(m.root, "[data-attachment-id]") {
+		gone := false
+		if row := wrapEl(el.Underlying().Call("closest", "[data-seq]")); row != nil {
+			seq, _ := jsvalue.Decimal(row.GetAttribute("data-seq"))
+			v := m.w.Row(seq)
+			gone = v.Kind == msgeditor.UserRowKind
+			for _, c := range v.Chips {
+				gone = gone && c.ID != el.GetAttribute("data-attachment-id")
+			}
+		}
+		if gone {
+			hide(el.Underlying())
+		} else {
+			show(el.Underlying())
+		}
+	}
 }
 
 func (m *editorMount) renderBanner() {
@@ -473,12 +493,26 @@ func (m *editorMount) clearRow(r *rowDOM) {
 		r.body = nil
 	}
 	for _, el := range append([]js.Value{r.el}, r.parts...) {
-		if el.Truthy() && el.Call("hasAttribute", "data-tc-hidden").Bool() {
-			el.Get("style").Call("removeProperty", "display")
-			el.Call("removeAttribute", "data-tc-hidden")
-		}
+		show(el)
 	}
 	r.textarea = nil
+}
+
+// hide and show mark what the widget hid, so that only that is shown again;
+// the mark keeps the host's own inline display (setting "" removes it).
+func hide(h js.Value) {
+	if !h.Call("hasAttribute", "data-tc-hidden").Bool() {
+		st := h.Get("style")
+		h.Call("setAttribute", "data-tc-hidden", st.Call("getPropertyValue", "display"))
+		st.Call("setProperty", "display", "none", "important")
+	}
+}
+
+func show(h js.Value) {
+	if h.Truthy() && h.Call("hasAttribute", "data-tc-hidden").Bool() {
+		h.Get("style").Call("setProperty", "display", h.Call("getAttribute", "data-tc-hidden"))
+		h.Call("removeAttribute", "data-tc-hidden")
+	}
 }
 
 // sameElements reports whether a and b hold the same elements in order.
@@ -565,8 +599,7 @@ func (m *editorMount) renderRow(seq int, el *elem, parts []js.Value) {
 
 	if v.Hidden {
 		for _, h := range append([]js.Value{el.Underlying()}, parts...) {
-			h.Call("setAttribute", "data-tc-hidden", "")
-			h.Get("style").Call("setProperty", "display", "none", "important")
+			hide(h)
 		}
 		return
 	}
@@ -755,6 +788,9 @@ func (m *editorMount) destroy() {
 	}
 	for _, r := range m.rows {
 		m.clearRow(r)
+	}
+	for _, el := range queryAll(m.root, "[data-attachment-id]") {
+		show(el.Underlying())
 	}
 	if m.banner != nil {
 		m.banner.Remove()

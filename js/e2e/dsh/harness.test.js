@@ -177,6 +177,8 @@ test('the message editor in DeepSeek Harness: edit, attachments, undo, regenerat
   await step('remove the attachment, then undo both edits (C27, S69–S75, S93, S94)', async () => {
     const { first } = originals();
     const row = userRow(page, 0);
+    const thumbnail = row.locator('img[alt="pixel.png"]');
+    await thumbnail.waitFor({ state: 'visible' });
     await openEditor(page, row);
     await row.locator('button.tc-me-chip', { hasText: 'pixel.png' }).click();
     assert.equal(await row.locator('button.tc-me-chip.tc-me-marked').count(), 1);
@@ -185,6 +187,9 @@ test('the message editor in DeepSeek Harness: edit, attachments, undo, regenerat
     await row.locator('.tc-me-text', { hasText: 'first message, edited' }).waitFor();
     // The text shows on ok:true; the chips follow the state read after it.
     await row.locator('.tc-me-chip').waitFor({ state: 'detached' });
+    // The harness keeps drawing the original message's thumbnail: the
+    // widget hides it (it stayed on screen).
+    await thumbnail.waitFor({ state: 'hidden' });
     const removed = lastUserRecord(readLog(paths, sessionId));
     assert.ok(!removed.data.content.some((b) => b.type === 'image'));
 
@@ -193,6 +198,7 @@ test('the message editor in DeepSeek Harness: edit, attachments, undo, regenerat
     await row.locator('.tc-me-text', { hasText: /^first message$/ }).waitFor();
     await row.locator('.tc-me-badge').waitFor({ state: 'detached' });
     assert.deepEqual(await row.locator('.tc-me-chip').allTextContents(), ['pixel.png']);
+    await thumbnail.waitFor({ state: 'visible' });
     const undone = lastUserRecord(readLog(paths, sessionId));
     assert.deepEqual(undone.data.content, first.data.content, 'undo writes the original content back');
     assert.equal(undone.data.source.messageEdit.action, 'undo');
