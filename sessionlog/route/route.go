@@ -311,10 +311,13 @@ func (h *Handler) transport(r *http.Request, op sessionlog.Op) *httpError {
 		return fail(CodeVersionSkew, "The host runs tavern-core-message-editor %s but this page runs %s. Restart DeepSeek Harness to load the new version; no data was changed.", hv, cv)
 	}
 	if r.ContentLength > MaxBody {
-		return fail(CodeTooLarge, "request body is larger than %d bytes", MaxBody)
+		return fail(CodeTooLarge, tooLarge, MaxBody)
 	}
 	return nil
 }
+
+// tooLarge is shown by the message editor widget: a user pasted a long text.
+const tooLarge = "This edit is too large to save: a request may carry at most %d bytes (about 64 KB of text). Nothing was saved."
 
 func readBody(w http.ResponseWriter, r *http.Request, op sessionlog.Op) (sessionlog.Request, string, *httpError) {
 	var req sessionlog.Request
@@ -323,7 +326,7 @@ func readBody(w http.ResponseWriter, r *http.Request, op sessionlog.Op) (session
 		return req, "", fail(sessionlog.CodeBadRequest, "cannot read the request body: %v", err)
 	}
 	if len(raw) > MaxBody {
-		return req, "", fail(CodeTooLarge, "request body is larger than %d bytes", MaxBody)
+		return req, "", fail(CodeTooLarge, tooLarge, MaxBody)
 	}
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if _, hasCharset := params["charset"]; err != nil || mt != "application/json" || len(params) > 1 || (len(params) == 1 && !hasCharset) {
@@ -332,8 +335,8 @@ func readBody(w http.ResponseWriter, r *http.Request, op sessionlog.Op) (session
 	bad := func(format string, args ...any) (sessionlog.Request, string, *httpError) {
 		return sessionlog.Request{}, "", fail(sessionlog.CodeBadRequest, format, args...)
 	}
-	if err := checkText(raw); err != nil {
-		return bad("invalid request body: %v", err)
+	if m := checkText(raw); m != "" {
+		return bad("%s", m)
 	}
 	// The POST shape of S83, kept raw to tell absent from null and to refuse
 	// ill-typed fields.

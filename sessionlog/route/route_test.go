@@ -592,6 +592,10 @@ func TestC64_Bodies(t *testing.T) {
 	fill := func(n int) string { return prefix + strings.Repeat("x", n-len(prefix)-len(suffix)) + suffix }
 	w, env := e.do(t, "POST", PathEdit, fill(65537))
 	wantFail(t, w, env, 413, "too-large")
+	// The widget shows the message to whoever pasted the long text.
+	if m := env.Error.Message; m != "This edit is too large to save: a request may carry at most 65536 bytes (about 64 KB of text). Nothing was saved." {
+		t.Fatalf("message %q", m)
+	}
 	w, env = e.do(t, "POST", PathEdit, `{}`, func(r *http.Request) { r.ContentLength = 70000 })
 	wantFail(t, w, env, 413, "too-large")
 	for _, c := range []struct {
@@ -757,6 +761,11 @@ func TestS83_StrictBodyEdges(t *testing.T) {
 	}
 	if e.s.log.Len() != 20 {
 		t.Fatal("refused request wrote")
+	}
+	// A broken emoji reaches the user through the widget: said plainly.
+	_, env := e.do(t, "POST", PathEdit, `{"session":"sF","target":{"messageId":"u1"},"text":"a\ud83d b"}`)
+	if m := env.Error.Message; m != `The text holds half of a character (a lone surrogate, \ud83d), which cannot be saved; delete it and save again. Nothing was saved.` {
+		t.Fatalf("message %q", m)
 	}
 	// Escaped backslashes and proper pairs are fine: the text is stored
 	// exactly ("\\ud800" is six characters, the pair is one emoji).

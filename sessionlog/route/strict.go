@@ -19,15 +19,17 @@ import (
 // those is refused here, before anything is decoded.
 
 // checkText refuses bytes that are not valid UTF-8 and string escapes that
-// name half of a surrogate pair.
-func checkText(raw []byte) error {
+// name half of a surrogate pair: it returns the refusal's message, shown to
+// the user by the widget, or "".
+func checkText(raw []byte) string {
 	if !utf8.Valid(raw) {
-		return errors.New("the body is not valid UTF-8")
+		return "invalid request body: it is not valid UTF-8. Nothing was saved."
 	}
 	if u, lone := sessionlog.LoneSurrogate(raw); lone {
-		return fmt.Errorf("the body holds a lone surrogate escape \\u%04x", u)
+		// Half of an emoji cut in two cannot be stored as text.
+		return fmt.Sprintf("The text holds half of a character (a lone surrogate, \\u%04x), which cannot be saved; delete it and save again. Nothing was saved.", u)
 	}
-	return nil
+	return ""
 }
 
 // members reads one JSON object whose member names are exactly (case
