@@ -351,6 +351,12 @@ func (h *Host) abortTransient(msg MessageID) {
 
 // pump starts queued requests while the queue is free (C120). A request
 // already aborted when its turn comes is skipped and settles then.
+//
+// Requests whose message is mounted go first, in start order, then the
+// others (a deviation from C120's one start order, docs/decisions.md):
+// after a fast scroll the queue holds a request for every message scrolled
+// past (unmounting does not abort one, C126), and the messages on screen
+// stayed empty and busy behind all of them.
 func (h *Host) pump() {
 	p := &h.proc
 	if p.pumping || h.pcb() == nil {
@@ -359,9 +365,22 @@ func (h *Host) pump() {
 	p.pumping = true
 	defer func() { p.pumping = false }()
 	for p.running == nil && len(p.queue) > 0 {
-		req := p.queue[0]
-		p.queue[0] = nil
-		p.queue = p.queue[1:]
+		i := 0
+		for j, r := range p.queue {
+			if r.aborted || h.disposed || h.onScreen(r) {
+				i = j
+				break
+			}
+		}
+		req := p.queue[i]
+		if i == 0 {
+			p.queue[0] = nil
+			p.queue = p.queue[1:]
+		} else {
+			n := copy(p.queue[i:], p.queue[i+1:])
+			p.queue[i+n] = nil
+			p.queue = p.queue[:i+n]
+		}
 		if req.aborted || h.disposed {
 			h.finish(req, "", nil, currentNo) // aborted or disposed: not current
 			continue
@@ -372,6 +391,12 @@ func (h *Host) pump() {
 	if len(p.queue) == 0 {
 		p.queue = nil
 	}
+}
+
+// onScreen reports whether req's message is mounted at the request's mesid.
+func (h *Host) onScreen(req *request) bool {
+	r := h.residencyAt(req.mesid)
+	return r != nil && r.msg == req.msg
 }
 
 func (h *Host) startLayer(req *request, i int) {

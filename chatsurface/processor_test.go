@@ -509,6 +509,62 @@ func TestC120_AbortedWhileQueuedIsSkipped(t *testing.T) {
 	}
 }
 
+// C120 (deviation, docs/decisions.md): requests of mounted messages go
+// first. After a jump the tail's requests, still current (unmounting does
+// not abort, C126), wait behind the messages on screen; they run after.
+func TestC120_MountedGoFirst(t *testing.T) {
+	h := managedHarness(t, 1000)
+	h.js.pc = fakeProcs{run: map[Ref]func(*pcall){}, ids: map[Ref]string{}, settled: map[Wait]*settled{}, evals: map[string]int{}, held: map[Token]string{}}
+	h.js.size = func(int) float64 { return 200 }
+	h.held("p")
+	h.create()
+	h.open()
+	tail := h.host.Snapshot().Mounted
+	if len(tail) < 2 || h.evals() != 1 {
+		t.Fatalf("mounted %v, %d calls", tail, h.evals())
+	}
+	first := h.last().mesid
+	if _, err := h.host.JumpToMessage(Num(500)); err != nil {
+		t.Fatal(err)
+	}
+	near := h.host.Snapshot().Mounted
+	// The last message stays mounted (the bottom of the window) and is the
+	// one running; the rest of the tail is not.
+	others := func(ms []int, not []int) []int {
+		return slices.DeleteFunc(slices.Clone(ms), func(m int) bool { return m == first || slices.Contains(not, m) })
+	}
+	rest := others(tail, near)
+	if len(rest) != len(tail)-1 {
+		t.Fatalf("tail %v, now mounted %v", tail, near)
+	}
+	near = others(near, nil)
+	// The running request (the tail's first) holds the queue until it
+	// settles; then one at a time.
+	for c := h.last(); ; c = h.last() {
+		h.host.ProcessorDone(c.token, Str("<p>x</p>"))
+		if h.last() == c {
+			break
+		}
+	}
+	var order []int
+	for _, c := range h.js.pc.calls {
+		order = append(order, c.mesid)
+	}
+	// (Committed results let the window grow: more messages mount and
+	// start later, behind or ahead of the tail's as they are on screen.)
+	if len(order) < 1+len(near) || order[0] != first || !sameSet(order[1:1+len(near)], near) ||
+		slices.ContainsFunc(rest, func(m int) bool { return !slices.Contains(order, m) }) {
+		t.Fatalf("started %v: want %d, then %v, and %v later", order, first, near, rest)
+	}
+}
+
+func sameSet(a, b []int) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}
+
 // ---- C122–C125 ----
 
 // C124 C125 S74: pending content is empty and busy, then committed through
