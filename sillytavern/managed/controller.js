@@ -74,7 +74,9 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
   const later = (cb, ms) => scheduler.setTimeout.call(globalThis, cb, ms);
   const unlater = (id) => scheduler.clearTimeout.call(globalThis, id);
   let host = null;
-  let state = 'idle'; // idle | open | faulted
+  // stopped: resetEpoch failed, as it will for the rest of the page (C108):
+  // no epoch can open again.
+  let state = 'idle'; // idle | open | faulted | stopped
   let syncing = false;
   let inHost = 0; // >0 while a host call or host frame runs
   let held = false;
@@ -124,6 +126,7 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
   // ---- the host ----
   function ensureHost() {
     if (host) return host;
+    if (state === 'stopped') throw new Error('tavern-core managed mode has stopped for this page; reload it to use managed mode again');
     const wrapFrame = (cb) => (...a) => {
       const t = now();
       beforeHost();
@@ -528,7 +531,12 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
     adopt.clear();
     held = false;
     if (host !== null) {
-      call(() => host.resetEpoch()); // throws a participant fault (C107): the caller reports it
+      try {
+        call(() => host.resetEpoch()); // throws a participant fault (C107): the caller reports it
+      } catch (e) {
+        state = 'stopped';
+        throw e;
+      }
     }
     state = 'idle';
     mirror = { count: 0, els: [], objs: [], mesids: [] };
@@ -543,7 +551,7 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
       reset();
       openEpoch(anchor);
     } catch (e) {
-      state = 'faulted';
+      if (state !== 'stopped') state = 'faulted';
       stats.lastError = e;
       onFault?.(e);
     }
@@ -584,6 +592,7 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
   return {
     /** SillyTavern printed a chat (CHAT_CHANGED): end the epoch, open the next. */
     chatChanged(chatId) {
+      if (state === 'stopped') return undefined;
       disarmResume();
       syncing = true;
       try {
@@ -607,9 +616,10 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
       mo.disconnect();
       if (pollId) clearTimeout(pollId);
       disarmResume();
-      host?.dispose();
+      const h = host;
       host = null;
-      state = 'idle';
+      state = 'stopped';
+      h?.dispose();
     },
   };
 }

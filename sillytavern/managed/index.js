@@ -50,15 +50,43 @@ export function startManagedMode({ api, createHost, startExtensions, runtimeLimi
   eventSource.on(event_types.EXTENSION_SETTINGS_LOADED, () => { startup().catch(() => {}); });
 
   const open = (chatId) => {
+    if (state.startup !== 'done') return undefined;
     try {
       chat.chatChanged(chatId)?.catch(report);
     } catch (e) {
       report(e);
+      if (chat.state === 'stopped') return standDown();
     }
     endButton.update();
+    return undefined;
+  };
+  // The chat switch's resetEpoch failed, as it will for the rest of the page
+  // (a participant fault, C23, C108): no bounded epoch can open again, and
+  // with the settings still pinned SillyTavern would show every chat as its
+  // last message. Managed mode stands down until the page reloads: the
+  // user's settings come back and SillyTavern renders this chat and the
+  // next ones itself (docs/sillytavern-managed.md, "After a fault").
+  const standDown = async () => {
+    state.startup = 'stopped';
+    pins.restore();
+    try {
+      chat.dispose();
+    } catch (e) {
+      console.error('[tavern-core] managed #chat: dispose after the failed reset', e);
+    }
+    endButton.update();
+    globalThis.toastr?.warning('SillyTavern shows chats itself (not bounded) until you reload the page.',
+      'tavern-core: managed mode stopped', { timeOut: 10000 });
+    // The failed reset left the epoch's marks (C108: the DOM untouched);
+    // SillyTavern's "Show more messages" needs the browser's scroll anchoring.
+    root.removeAttribute('data-tt-chat-surface');
+    root.removeAttribute('data-tt-chat-bootstrap');
+    root.style.removeProperty('overflow-anchor');
+    root.replaceChildren(); // what SillyTavern printed under the pinned truncation
+    await st.printMessages();
   };
   eventSource.makeFirst(event_types.CHAT_CHANGED, (chatId) => startup().then(() => open(chatId), () => {}));
-  const kick = () => { chat.sync(); };
+  const kick = () => { if (state.startup === 'done') chat.sync(); };
   for (const name of ['MESSAGE_SENT', 'MESSAGE_RECEIVED', 'MESSAGE_EDITED', 'MESSAGE_DELETED', 'MESSAGE_SWIPED',
     'MESSAGE_UPDATED', 'MESSAGE_SWIPE_DELETED', 'MORE_MESSAGES_LOADED', 'CHARACTER_MESSAGE_RENDERED',
     'USER_MESSAGE_RENDERED', 'STREAM_TOKEN_RECEIVED', 'GENERATION_ENDED', 'GENERATION_STOPPED']) {
@@ -81,8 +109,9 @@ export function startManagedMode({ api, createHost, startExtensions, runtimeLimi
   });
 
   const endButton = installEndButton(chat, root);
-  overrideChatJump(chat);
-  blockEditMoves(root);
+  const managing = () => state.startup === 'done';
+  overrideChatJump(chat, managing);
+  blockEditMoves(root, managing);
   return state;
 }
 
@@ -145,10 +174,10 @@ function installEndButton(chat, root) {
 // editor: both messages change mesid, which remounts both roots (C28) and
 // would drop the editor SillyTavern still thinks is open. Refused in
 // managed mode, before SillyTavern's handler runs (capture phase).
-function blockEditMoves(root) {
+function blockEditMoves(root, managing) {
   root.addEventListener('click', (e) => {
     const b = e.target instanceof Element ? e.target.closest('.mes_edit_up, .mes_edit_down') : null;
-    if (b === null) return;
+    if (b === null || !managing()) return;
     e.stopImmediatePropagation();
     e.preventDefault();
     globalThis.toastr?.info('Moving a message while editing it is not available in tavern-core\'s managed mode. ' +
@@ -157,12 +186,15 @@ function blockEditMoves(root) {
 }
 
 // /chat-jump scrolls to a message; vanilla first renders every message from
-// there to the first one shown (showMoreMessages). Managed mode jumps.
-function overrideChatJump(chat) {
+// there to the first one shown (showMoreMessages). Managed mode jumps; once
+// it stood down, SillyTavern's own command runs.
+function overrideChatJump(chat, managing) {
+  const vanilla = SlashCommandParser.commands['chat-jump'];
   SlashCommandParser.addCommandObject(SlashCommand.fromProps({
     name: 'chat-jump',
     aliases: ['chat-scrollto', 'floor-teleport'],
-    callback: async (_, index) => {
+    callback: async (args, index) => {
+      if (!managing() && vanilla) return vanilla.callback(args, index);
       const n = Number(index);
       const count = st.chat().length;
       if (!Number.isInteger(n) || n < 0 || n >= count) {

@@ -4,7 +4,7 @@
 // hence the five `../`.
 import {
   chat, eventSource, event_types, getCurrentChatId, messageFormatting, updateMessageElement, addCopyToCodeBlocks,
-  refreshSwipeButtons, updateEditArrowClasses, isGenerating, swipeState, streamingProcessor,
+  refreshSwipeButtons, updateEditArrowClasses, isGenerating, swipeState, streamingProcessor, printMessages,
 } from '../../../../../script.js';
 import { power_user, applyStylePins } from '../../../../power-user.js';
 import { applyCharacterTagsToMessageDivs } from '../../../../tags.js';
@@ -32,4 +32,7 @@ export const st = {
     (isGenerating() || swipeState !== SWIPE_STATE.NONE || (streamingProcessor !== null && !streamingProcessor.isFinished)),
   autoScroll: () => power_user.auto_scroll_chat_to_bottom === true, // managed mode reads the user's value instead
   emit: (event, ...args) => eventSource.emit(event, ...args),
+  // SillyTavern's own print of the open chat (its truncation, "Show more
+  // messages"), once managed mode stood down.
+  printMessages: () => printMessages(),
 };

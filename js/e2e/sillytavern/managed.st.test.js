@@ -51,7 +51,8 @@ async function startServer({ managed }) {
   const server = await startSillyTavern({
     mockUrl: mock.url,
     extensions: managed ? [{ name: 'tavern-core', dir: EXT }, { name: 'html-runtime', dir: EXAMPLE },
-      { name: 'tavern-test-seed-example', dir: join(PLUGINS, 'seed-example'), files: [SEED] }] : [],
+      { name: 'tavern-test-seed-example', dir: join(PLUGINS, 'seed-example'), files: [SEED] },
+      { name: 'tavern-test-faulting-participant', dir: join(PLUGINS, 'faulting-participant') }] : [],
     settings: (s) => {
       if (managed) s.extension_settings = { ...s.extension_settings, 'tavern-core': { chatSurface: 'managed' } };
     },
@@ -518,6 +519,43 @@ test('a chat emptied with /cut stays managed; the messages added after mount bou
   assert.ok(d.mes < 40 && d.mes <= BOUND, `${d.mes} mounted`);
   assert.equal(d.last, '39');
   assert.equal((await snapshot()).fault, null);
+});
+
+// A participant fault is permanent for the page (C23): every later
+// resetEpoch rethrows it (C108), so no bounded epoch opens again. With the
+// settings still pinned, SillyTavern showed every later chat as its last
+// message ("Show more" adding one at a time) until a reload. Managed mode
+// stands down instead: the user's settings come back and SillyTavern shows
+// chats itself. Last in the file: nothing bounded follows it.
+test('after a participant fault the next chat switch hands the chat back to SillyTavern, with the user\'s settings (C23, C108)', async () => {
+  await openChat(page, LONG);
+  await page.waitForFunction(() => globalThis.__tavernCoreExtension.managed.chat.host.snapshot().state === 'settled', null, { timeout: 20000 });
+  const truncation = await page.evaluate(() => globalThis.__tavernCoreExtension.managed.userSettings.chat_truncation);
+  assert.ok(truncation > 1, `the user's chat_truncation is ${truncation}`);
+  await page.evaluate(() => globalThis.__faultingParticipant.fault(new Error('the participant lost its worker')));
+  assert.equal(await page.evaluate(() => globalThis.__tavernCoreExtension.managed.chat.state), 'faulted');
+  await openChat(page, DENSE);
+  await page.waitForFunction((n) => document.querySelectorAll('#chat > .mes').length === n, truncation, { timeout: 30000 });
+  const seen = await page.evaluate(() => {
+    const ctx = globalThis.SillyTavern.getContext();
+    const root = document.getElementById('chat');
+    return {
+      controller: globalThis.__tavernCoreExtension.managed.chat.state,
+      bounded: root.hasAttribute('data-tt-chat-surface'),
+      anchoring: root.style.getPropertyValue('overflow-anchor'),
+      truncation: ctx.powerUserSettings.chat_truncation,
+      first: root.querySelector(':scope > .mes')?.getAttribute('mesid'),
+      last: root.querySelector(':scope > .mes:last-of-type')?.getAttribute('mesid'),
+      showMore: root.firstElementChild?.id,
+    };
+  });
+  assert.deepEqual(seen, { controller: 'stopped', bounded: false, anchoring: '', truncation, first: String(2000 - truncation), last: '1999',
+    showMore: 'show_more_messages' });
+  // SillyTavern's own "Show more messages" and /chat-jump work again.
+  await page.click('#show_more_messages');
+  await page.waitForFunction((n) => document.querySelectorAll('#chat > .mes').length === 2 * n, truncation, { timeout: 30000 });
+  await page.evaluate(() => globalThis.SillyTavern.getContext().executeSlashCommandsWithOptions('/chat-jump 1500'));
+  assert.equal(await page.evaluate(() => document.querySelector('#chat > .mes[mesid="1500"]') !== null), true);
 });
 
 test('no page errors', () => {
