@@ -150,7 +150,12 @@ export function makeST({ count = 100, htmlEvery = 0, height = 1000, size = () =>
         more.textContent = 'Show more messages';
         root.append(more);
       }
-      for (let i = Math.max(0, chat.length - truncation); i < chat.length; i++) root.append(renderMessage(chat[i], i));
+      // redisplayChat: the element at the start and every .mes after it go
+      // (nothing after a clear), then the messages from the start.
+      const start = Math.max(0, chat.length - truncation);
+      const from = mesEls().findIndex((e) => e.getAttribute('mesid') === String(start));
+      if (from >= 0) for (const e of mesEls().slice(from)) e.remove();
+      for (let i = start; i < chat.length; i++) root.append(renderMessage(chat[i], i));
       mesEls().at(-1)?.classList.add('last_mes');
     },
     // showMoreMessages(count): renders the `count` messages before the first

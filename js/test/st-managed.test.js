@@ -345,6 +345,48 @@ test('chat[] changed with no DOM write (insertAfter an unmounted message): the n
   assert.equal(T.find(100).querySelector('.mes_text p').textContent, 'inserted');
 });
 
+// /message-role and /message-name (and extensions) re-render one message by
+// putting SillyTavern's new element in place of the old: the same object at
+// the same mesid, so the host kept its root and the old look stayed.
+test('C93: a mounted root SillyTavern replaces with a new element for the same message remounts with that element', async (t) => {
+  const { T, c, sched } = await opened(t, { count: 100 });
+  const before = c.host.snapshot().mounted;
+  const i = 97;
+  assert.ok(before.includes(i));
+  T.chat[i].name = 'Bram';
+  T.chat[i].mes = 'renamed';
+  const old = T.find(i);
+  const fresh = T.st.renderMessage(T.chat[i], i);
+  fresh.classList.add('from-st');
+  old.after(fresh);
+  old.remove();
+  c.sync();
+  sched.flush();
+  assert.equal(c.host.getFault(), null);
+  assert.equal(T.find(i), fresh, 'SillyTavern\'s element is the mounted root');
+  assert.equal(fresh.querySelector('.name_text').textContent, 'Bram');
+  assert.equal(fresh.querySelector('.mes_text p').textContent, 'renamed');
+  assert.deepEqual(c.host.snapshot().mounted, before);
+  assertConsistent(T);
+});
+
+// printMessages() without a clear (an extension after changing chat[] in
+// place): vanilla re-renders the messages it shows, so every mounted one
+// here is rendered again from chat[].
+test('printMessages without a clear re-renders every mounted message from chat[]', async (t) => {
+  const { T, c, sched } = await opened(t, { count: 100 });
+  const mounted = c.host.snapshot().mounted;
+  const i = mounted[1];
+  T.chat[i].mes = 'changed in place';
+  T.printMessages(1); // redisplayChat from the last message, #show_more_messages appended
+  c.sync();
+  sched.flush();
+  assert.equal(c.host.getFault(), null);
+  assert.equal(T.find(i).querySelector('.mes_text p').textContent, 'changed in place');
+  assert.deepEqual(c.host.snapshot().mounted, mounted);
+  assertConsistent(T);
+});
+
 test('a host fault reaches onFault and stops absorbing; the next chat opens afresh (C103, C106, C107)', async (t) => {
   const s = await opened(t, { count: 100 });
   const { T, c, sched, faults } = s;

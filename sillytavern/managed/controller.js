@@ -283,6 +283,8 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
     let structural = false;
     let cleared = false;
     let lostRoot = false; // a committed root was removed
+    let reprinted = false; // printMessages ran without a clear (it adds #show_more_messages)
+    const lost = new Map(); // mesid → object of a committed root removed
     let prepended = Infinity;
     for (const r of records) {
       if (r.type === 'attributes') {
@@ -296,9 +298,14 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
         undo.push(r);
         for (const n of r.removedNodes) {
           if (isSpacer(n)) cleared = true;
-          else if (committed.has(n)) lostRoot = true;
+          else if (committed.has(n)) {
+            lostRoot = true;
+            const k = mirror.els.indexOf(n);
+            lost.set(mirror.mesids[k], mirror.objs[k]);
+          }
         }
         for (const n of r.addedNodes) {
+          if (n.nodeType === 1 && n.id === 'show_more_messages') reprinted = true;
           if (isMes(n) && !committed.has(n)) {
             added.add(n);
             // Messages rendered above the first mounted one: showMoreMessages.
@@ -332,12 +339,22 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
     const stContent = new Map();
     for (const [rr, content] of touched) stContent.set(rr, { nodes: [...content.childNodes], focus: focusIn(content) });
     const chat = st.chat();
+    // A committed root SillyTavern replaced by its own new element for the
+    // same message (/message-role, /message-name, an extension re-rendering
+    // one): the host would keep its root, so it remounts that mesid with
+    // SillyTavern's element (C93's replace).
+    const replace = [];
     for (const n of added) {
       if (isMes(n) && n.parentNode === root) {
-        const m = chat[Number(n.getAttribute('mesid'))];
+        const id = Number(n.getAttribute('mesid'));
+        const m = chat[id];
         if (m !== undefined) adopt.set(m, n);
+        if (m !== undefined && lost.get(id) === m) replace.push(id);
       }
     }
+    // printMessages without a clear (an extension after changing chat[] in
+    // place) re-renders the messages vanilla shows: every mounted one here.
+    if (reprinted) replace.push(...mirror.mesids);
     // SillyTavern's clearChat removes every child of #chat, spacers included.
     // In a view without spacers it shows as every committed root gone while
     // chat[] still holds the chat: deleting every message empties chat[]
@@ -355,7 +372,7 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
       const tail = chat.length - 1;
       const grew = chat.length > mirror.count;
       if (tail >= 0 && st.busy(tail, null) && !transient.has(chat[tail])) markTransient(tail);
-      call(() => h.render());
+      call(() => (replace.length ? h.render({ replace }) : h.render()));
       if (grew && mirror.objs.at(-1) === chat[tail] && st.autoScroll()) call(() => h.scrollToEnd());
       if (Number.isFinite(prepended) && !held && prepended < chat.length) call(() => h.jumpToMessage(prepended));
     }

@@ -521,6 +521,21 @@ test('a chat emptied with /cut stays managed; the messages added after mount bou
   assert.equal((await snapshot()).fault, null);
 });
 
+// /message-role and /message-name re-render a message by putting a new
+// element in place of the old one: the same message at the same mesid, so
+// the host kept its root and the old look stayed until a remount.
+test('a message SillyTavern re-renders as a new element (/message-role, /message-name) shows the new look (C93 replace)', async () => {
+  await openChat(page, LONG);
+  await page.waitForFunction(() => globalThis.__tavernCoreExtension.managed.chat.host.snapshot().state === 'settled', null, { timeout: 20000 });
+  const run = (c) => page.evaluate((c) => globalThis.SillyTavern.getContext().executeSlashCommandsWithOptions(c), c);
+  await run('/message-role at=9997 user');
+  await run('/message-name at=9998 Bram');
+  await page.waitForFunction(() => document.querySelector('#chat > .mes[mesid="9997"]')?.getAttribute('is_user') === 'true' &&
+    document.querySelector('#chat > .mes[mesid="9998"] .name_text')?.textContent.trim() === 'Bram', null, { timeout: 10000 });
+  assert.equal((await snapshot()).fault, null);
+  assert.equal(await page.evaluate(() => globalThis.__tavernCoreExtension.managed.chat.state), 'open');
+});
+
 // A participant fault is permanent for the page (C23): every later
 // resetEpoch rethrows it (C108), so no bounded epoch opens again. With the
 // settings still pinned, SillyTavern showed every later chat as its last
