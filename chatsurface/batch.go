@@ -290,7 +290,11 @@ func (d *decoder) f64() float64 {
 	return math.Float64frombits(x)
 }
 func (d *decoder) children() []Child {
-	out := make([]Child, d.u32())
+	// A child takes at least three units (node, flags): the stream's rest
+	// bounds the count before it sizes anything.
+	n := int(d.u32())
+	n = min(n, (len(d.u)-d.pos)/3)
+	out := make([]Child, n)
 	for i := range out {
 		c := &out[i]
 		c.Node, c.Flags = d.node(), d.unit()

@@ -8,7 +8,7 @@
 // Nodes are named by ids: positive for nodes the page hands over (the root,
 // materialize results, claimed sources), registered here with a count of
 // the holds Go took; negative for nodes Go creates, per host.
-import { DOM_OP as OP, DOM_FLAG as F, DOM_NAME, DOM_SELECTOR, DOM_SPACER } from './protocol.js';
+import { DOM_OP as OP, DOM_FLAG as F, DOM_NAME, DOM_SELECTOR, DOM_SPACER, SURFACE_LIMIT } from './protocol.js';
 
 const byId = new Map(); // id → { node, holds }
 const ids = new WeakMap(); // node → id
@@ -310,10 +310,14 @@ export class SurfaceDOM {
   /** READ_CHILDREN's answer for x: per element child its id, flags, mesid or tag. */
   children(x) {
     const kids = x.children;
-    const len = kids.length;
-    room(2); res[rp++] = len & 0xffff; res[rp++] = len >>> 16;
-    for (let i = 0; i < len; i++) {
-      const k = kids[i];
+    // The count is what was written: a collection is read up to its first
+    // hole, never by a length a host can make lie (-1, 1.5, 2^32 − 1),
+    // and no further than any chat could need.
+    room(2);
+    const at = rp;
+    rp += 2;
+    let n = 0;
+    for (let k; n < 2 * SURFACE_LIMIT.MAX_MESSAGES && (k = kids[n]) != null; n++) {
       const mes = MES(k);
       id32(this.idFor(k));
       unit((mes ? F.MES : 0) | (STYLE_PINS(k) ? F.STYLE_PINS : 0));
@@ -322,6 +326,8 @@ export class SurfaceDOM {
         if (v === null) unit(0); else { unit(1); str(v); }
       } else str(k.localName);
     }
+    res[at] = n & 0xffff;
+    res[at + 1] = n >>> 16;
   }
 
   /** Whether any of the records is about the listened root's children. A

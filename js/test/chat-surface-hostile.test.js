@@ -710,3 +710,32 @@ for (const which of ['cancelAnimationFrame', 'clearTimeout']) {
     });
   }
 }
+
+// A root whose children collection lies about its length: the count Go
+// reads is what was written, so nothing is sized by the lie (a length of
+// 2^32 − 4,194,304 grew Go's memory to 3.8 GB for the page's life; −1 was an
+// internal error; 1.5 put the answer out of step).
+test('C79/C146: a root\'s children.length is never trusted: −1, 1.5 and near 2^32 read the real children, and Go\'s memory stays put (hostile probe)', async () => {
+  const core = await sharedCore();
+  const x = setup({ n: 10 });
+  const real = Object.getOwnPropertyDescriptor(globalThis.Element.prototype, 'children')
+    ?? Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Object.getPrototypeOf(Object.getPrototypeOf(x.root))), 'children');
+  let len = null;
+  Object.defineProperty(x.root, 'children', { configurable: true, get() {
+    const kids = real.get.call(this);
+    return len === null ? kids : new Proxy(kids, { get: (t, k) => (k === 'length' ? len : Reflect.get(t, k)) });
+  } });
+  await x.host.open();
+  x.sched.flush();
+  const mounted = x.host.snapshot().mounted;
+  const mem = core.memory.buffer.byteLength;
+  for (len of [-1, 1.5, 0x6000000 - 2 ** 32, 2 ** 32 - 1]) {
+    await x.host.render();
+    x.sched.flush();
+    assert.equal(x.host.getFault(), null, `length ${len}`);
+    assert.deepEqual(x.host.snapshot().mounted, mounted, `length ${len}`);
+  }
+  assert.ok(core.memory.buffer.byteLength - mem < 16 * 2 ** 20, `Go's memory grew ${core.memory.buffer.byteLength - mem} bytes`);
+  len = null;
+  alive();
+});
