@@ -36,13 +36,21 @@ export function createTakeoverHostApi(core) {
 
   // Everything is read (getters run) before anything is encoded: a getter
   // may call back into the core, which uses the same request buffer.
+  // Each field of init is read once, here: the turn runs on these values
+  // (a getter that answered otherwise later routed Go on one type and the
+  // host on another, or threw mid-turn and lost the commit).
   function describe(init, host) {
     const isObj = (v) => v !== null && (typeof v === 'object' || typeof v === 'function');
     const i = isObj(init) ? init : undefined;
     const h = isObj(host) ? host : undefined;
-    const signalOk = isAbortSignal(i?.abortSignal); // a look-alike is refused here (T54), not later
+    const abortSignal = i?.abortSignal;
+    const signalOk = isAbortSignal(abortSignal); // a look-alike is refused here (T54), not later
     const type = i?.type;
     const dryRun = i?.dryRun;
+    const fields = i === undefined ? {} : {
+      type, abortSignal, isContinue: i.isContinue, forceName2: i.forceName2, isStreamingEnabled: i.isStreamingEnabled,
+      finalPrompt: i.finalPrompt, generateData: i.generateData, generationToken: i.generationToken,
+    };
     const members = FNS.map((f) => h?.[f]);
     const et = h?.eventTypes;
     const names = EVENT_KEYS.map((k) => (isObj(et) ? et[k] : undefined));
@@ -55,22 +63,25 @@ export function createTakeoverHostApi(core) {
     for (const m of members) core.value(m);
     core.value(et);
     for (const n of names) core.value(n);
-    return core.flush();
+    return [core.flush(), fields];
   }
 
   // A Promise whatever happens (T53): a getter of init or host that throws
   // while they are described rejects it with the thrown value.
   function runTakeover(init, host) {
     let id;
+    let fields;
     try {
-      id = ex.tk_driver_start(describe(init, host));
+      let req;
+      [req, fields] = describe(init, host);
+      id = ex.tk_driver_start(req);
     } catch (err) {
       return Promise.reject(err);
     } finally {
       core.refs.length = 0;
     }
     if (id < 0) return Promise.reject(fail());
-    return drive(id, init, host);
+    return drive(id, fields, host);
   }
 
   async function drive(id, init, host) {
@@ -103,17 +114,18 @@ export function createTakeoverHostApi(core) {
     // (or a promise of it when Go said to await); a call that is not
     // awaited has a later rejection logged.
     const callHost = (act, live) => {
-      const args = [];
-      for (const a of act.args) {
-        if (a === A.LIVE) args.push(live[0], live[1]);
-        else args.push(resolveArg(a, act));
-      }
       const failed = (err) => { console.error(act.log, err); return [true, undefined]; };
       // Whatever the callback returns is the host's too: a then getter, a
       // then() or a Promise's constructor getter that throws is its failure
-      // (T62), logged like a throw, never a rejection of runTakeover.
+      // (T62), logged like a throw, never a rejection of runTakeover. So is
+      // a host.eventTypes getter that throws while the arguments are read.
       let r;
       try {
+        const args = [];
+        for (const a of act.args) {
+          if (a === A.LIVE) args.push(live[0], live[1]);
+          else args.push(resolveArg(a, act));
+        }
         r = host[act.fnName](...args);
         if (act.await) return Promise.resolve(r).then((v) => [false, v], failed);
         if (r !== null && typeof r === 'object' && typeof r.then === 'function') r.then(undefined, (err) => console.error(act.log, err));

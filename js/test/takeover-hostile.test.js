@@ -134,3 +134,38 @@ test('O3 O5: an onUpdate callback that rewrites the reasoning during a section a
   assert.ok(want.includes('******z'));
   assert.equal(ops(h), want);
 });
+
+// T53, T54, T58, T62: init is read once, when the turn is described. A
+// generationToken getter that threw on its second read (the first liveness
+// check) rejected runTakeover mid-turn: the commit was never persisted and
+// the UI stayed locked; a type getter that changed on its second read routed
+// Go on one type and the host callbacks on another (hostile probe).
+test('T53/T62: runTakeover reads each init field once; later getter behaviour cannot lose a commit or split its type', async () => {
+  const plain = () => {
+    const ac = new AbortController();
+    return { type: 'normal', isContinue: false, forceName2: false, isStreamingEnabled: true, finalPrompt: 'p', generateData: {},
+      abortSignal: ac.signal, generationToken: 1 };
+  };
+  const reads = {};
+  const tricky = plain();
+  for (const [key, second] of [['generationToken', () => { throw new Error('token read again'); }], ['type', () => ({ evil: 1 })],
+    ['isContinue', () => { throw new Error('isContinue read again'); }]]) {
+    const first = tricky[key];
+    delete tricky[key];
+    Object.defineProperty(tricky, key, { enumerable: true, get() { reads[key] = (reads[key] ?? 0) + 1; return reads[key] > 1 ? second() : first; } });
+  }
+  const st = fakeHost();
+  let h;
+  st.listeners.push((p) => { h = createMessageEditorHandle({ generationType: 'normal', flushIntervalMs: 0 }); p.takeoverHandle = h; });
+  const done = runTakeover(tricky, st.host);
+  await new Promise((r) => setTimeout(r, 10));
+  h.setText('hello');
+  h.commit();
+  const r = await done;
+  assert.equal(r.status, 'committed');
+  assert.equal(r.text, 'hello');
+  assert.deepEqual(reads, { generationToken: 1, type: 1, isContinue: 1 });
+  const names = st.log.map((x) => x[0]);
+  for (const n of ['persist', 'afterCommit', 'unlockUI']) assert.ok(names.includes(n), `${n} ran: ${names}`);
+  for (const x of st.log.filter((e) => e[0] === 'persist' || e[0] === 'afterCommit')) assert.equal(x[2].type, 'normal');
+});
