@@ -41,6 +41,9 @@ function call(name, id, input, args) {
 const plainBytes = new Set([Uint8Array.prototype, globalThis.Buffer?.prototype]);
 function bytesIn(input) {
   if (!(input instanceof Uint8Array)) return input;
+  // A view of a detached (transferred) buffer holds no bytes; Go's copy
+  // from it threw through Go's frames.
+  if (input.byteLength === 0) return '';
   const own = Object.getOwnPropertyNames(input);
   if (plainBytes.has(Object.getPrototypeOf(input)) && !own.includes('byteLength') && !own.includes('length')) return input;
   return new Uint8Array(input);

@@ -217,3 +217,16 @@ test('S17 S102 S106: every shared real harness log validates, folds (surface an 
   }
   assert.ok(planned > 10, `planned ${planned}`);
 });
+
+// A view of a transferred (detached) buffer: Go's copy from it threw a
+// TypeError through Go's frames (hostile probe). It holds no bytes, so it
+// reads as an empty log, and the next call works.
+test('S1: a Uint8Array whose buffer was transferred reads as no bytes; nothing throws through Go', () => {
+  const bytes = new Uint8Array(readFileSync(new URL('f.jsonl', FIX)));
+  const good = validate(bytes.slice());
+  assert.equal(good.ok, true);
+  structuredClone(bytes.buffer, { transfer: [bytes.buffer] });
+  assert.equal(bytes.byteLength, 0);
+  for (let i = 0; i < 50; i++) assert.deepEqual(validate(bytes), validate(''));
+  assert.deepEqual(validate(new Uint8Array(readFileSync(new URL('f.jsonl', FIX)))), good);
+});
