@@ -297,6 +297,11 @@ test('a handler called with what is not a Fetch Request, or whose body stream mi
     throwingHeaders,
     like({ headers: [new Proxy([], { get() { throw U; } })] }), // an entry whose reads throw
     like({ headers: [['X-Tavern-Core-Version', 5]] }), // not string pairs
+    // Read by their iterator, never by a length: Array.from over this ran
+    // Node out of memory (hostile probe); and at most 2,000 fields.
+    like({ headers: { length: 2 ** 32 - 1 } }),
+    like({ headers: Array.from({ length: 2001 }, (_, i) => [`x-h${i}`, 'v']) }),
+    like({ headers: { * [Symbol.iterator]() { for (;;) yield ['x-again', 'v']; } } }),
   ].entries()) {
     const r = await answer(await t.handle(req));
     assert.equal(r.status, 500, `case ${i}: ${JSON.stringify(r)}`);

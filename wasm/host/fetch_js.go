@@ -63,6 +63,76 @@ func serveFetch(h http.Handler, req js.Value) (resp js.Value) {
 	return rec.response()
 }
 
+// maxHeaders bounds the header fields read from one Request (Node's own
+// HTTP server stops at 2,000 by default).
+const maxHeaders = 2000
+
+// headerOf reads a Request's headers by their iterator, as the Fetch
+// Headers class iterates them: repeated fields already joined with ", ",
+// each entry kept as one value (never split on commas). At most maxHeaders
+// entries are read: an array-like's length (2^32 − 1 blocked the event loop
+// and ran Node out of memory in Array.from) never sizes anything.
+func headerOf(headers js.Value) (http.Header, error) {
+	bad := errors.New("the request's headers are not name/value string pairs")
+	if headers.Type() != js.TypeObject {
+		return nil, bad
+	}
+	iterate, err := prop(headers, js.Global().Get("Symbol").Get("iterator"))
+	if err != nil {
+		return nil, err
+	}
+	if iterate.Type() != js.TypeFunction {
+		return nil, bad
+	}
+	it, err := jsCall(func() js.Value { return iterate.Call("call", headers) })
+	if err != nil {
+		return nil, err
+	}
+	if it.Type() != js.TypeObject {
+		return nil, bad
+	}
+	next, err := prop(it, "next")
+	if err != nil {
+		return nil, err
+	}
+	if next.Type() != js.TypeFunction {
+		return nil, bad
+	}
+	header := http.Header{}
+	for n := 0; ; n++ {
+		r, err := jsCall(func() js.Value { return next.Call("call", it) })
+		if err != nil {
+			return nil, err
+		}
+		if r.Type() != js.TypeObject {
+			return nil, bad
+		}
+		done, err := prop(r, "done")
+		if err != nil {
+			return nil, err
+		}
+		if done.Truthy() {
+			return header, nil
+		}
+		if n == maxHeaders {
+			return nil, fmt.Errorf("the request has more than %d header fields", maxHeaders)
+		}
+		e, err := prop(r, "value")
+		if err != nil {
+			return nil, err
+		}
+		if e.Type() != js.TypeObject {
+			return nil, bad
+		}
+		k, err1 := prop(e, 0)
+		v, err2 := prop(e, 1)
+		if err1 != nil || err2 != nil || k.Type() != js.TypeString || v.Type() != js.TypeString {
+			return nil, bad
+		}
+		header.Add(k.String(), v.String())
+	}
+}
+
 func toRequest(req js.Value) (*http.Request, *streamBody, error) {
 	notRequest := fmt.Errorf("the route handler takes a Fetch Request, got %s", req.Type())
 	if req.Type() != js.TypeObject {
@@ -85,22 +155,9 @@ func toRequest(req js.Value) (*http.Request, *streamBody, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	header := http.Header{}
-	// Headers.entries() already joins repeated fields with ", "; each
-	// entry is kept as one value (never split on commas). Array.from makes
-	// a real array; its entries are the host's.
-	entries, err := jsCall(func() js.Value { return js.Global().Get("Array").Call("from", headers) })
+	header, err := headerOf(headers)
 	if err != nil {
 		return nil, nil, err
-	}
-	for i, n := 0, entries.Length(); i < n; i++ {
-		e := entries.Index(i)
-		k, err1 := prop(e, 0)
-		v, err2 := prop(e, 1)
-		if err1 != nil || err2 != nil || k.Type() != js.TypeString || v.Type() != js.TypeString {
-			return nil, nil, errors.New("the request's headers are not name/value string pairs")
-		}
-		header.Add(k.String(), v.String())
 	}
 	// A Request built by a Node server from an incoming message carries the
 	// Host header; a Request built by hand may not, and then its URL's
