@@ -464,3 +464,21 @@ test('S85.1 over node:http: a malformed Host gets the 403 envelope, not a plain-
     await new Promise((r) => server.close(r));
   }
 });
+
+// S82: all four routes or none. A registry whose set threw on the third
+// path kept the first two, and every later mount was already-active, so the
+// editor stayed half-mounted for the host's life (hostile probe).
+test('S82: a registry whose set throws midway is left as it was; mounting again works', async () => {
+  const { mountEditorRoute } = await import('../session-log.js');
+  const host = new SessionHost({ origin: ORIGIN, version: VERSION });
+  let refuse = true;
+  const routes = new Map();
+  const set = routes.set.bind(routes);
+  routes.set = (k, f) => { if (refuse && routes.size === 2) throw new Error('set refused'); return set(k, f); };
+  assert.throws(() => mountEditorRoute(host, routes), (e) => e.code === 'internal' && /set refused/.test(e.message));
+  assert.equal(routes.size, 0, 'nothing half-mounted');
+  refuse = false;
+  mountEditorRoute(host, routes);
+  assert.deepEqual([...routes.keys()].sort(), Object.values(EDITOR_PATHS).sort());
+  assert.throws(() => mountEditorRoute(host, routes), (e) => e.code === 'already-active');
+});

@@ -91,23 +91,34 @@ type Agent interface {
 	Followup(message json.RawMessage) error
 }
 
-// Registry is where the host registers exact fetch routes.
+// Registry is where the host registers exact fetch routes. Handle may
+// fail (a host's registry); Remove takes back a route Handle added.
 type Registry interface {
 	Has(path string) bool
-	Handle(path string, h http.Handler)
+	Handle(path string, h http.Handler) error
+	Remove(path string)
 }
 
-// Activate registers the four routes, or fails without registering any
-// when one is taken: only one editor instance may be active (S82).
+// ErrAlreadyActive is Activate's refusal when a route is taken (S82).
+var ErrAlreadyActive = errors.New(AlreadyActiveMessage)
+
+// Activate registers the four routes, or fails without registering any:
+// when one is taken (only one editor instance may be active, S82), or when
+// the registry refuses one, after taking back those it added.
 func Activate(reg Registry, port Port) (*Handler, error) {
 	for _, p := range Paths {
 		if reg.Has(p) {
-			return nil, errors.New(AlreadyActiveMessage)
+			return nil, ErrAlreadyActive
 		}
 	}
 	h := New(port)
-	for _, p := range Paths {
-		reg.Handle(p, h)
+	for i, p := range Paths {
+		if err := reg.Handle(p, h); err != nil {
+			for _, q := range Paths[:i] {
+				reg.Remove(q)
+			}
+			return nil, err
+		}
 	}
 	return h, nil
 }

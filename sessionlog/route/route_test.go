@@ -660,12 +660,35 @@ func TestC65_MethodsVersionsActivation(t *testing.T) {
 	if _, err := Activate(reg, e.port); err == nil || err.Error() != AlreadyActiveMessage {
 		t.Fatalf("second activation: %v", err)
 	}
+	// A registry that refuses the third route: the two added are taken
+	// back, and activation works once it accepts (S82: nothing half-mounted).
+	refusing := &mapRegistry{m: map[string]http.Handler{}, refuse: Paths[2]}
+	if _, err := Activate(refusing, e.port); err == nil || err.Error() != "refused "+Paths[2] {
+		t.Fatalf("refused activation: %v", err)
+	}
+	if len(refusing.m) != 0 {
+		t.Fatalf("half-mounted: %v", refusing.m)
+	}
+	refusing.refuse = ""
+	if _, err := Activate(refusing, e.port); err != nil || len(refusing.m) != 4 {
+		t.Fatalf("after the refusal: %v, %d routes", err, len(refusing.m))
+	}
 }
 
-type mapRegistry struct{ m map[string]http.Handler }
+type mapRegistry struct {
+	m      map[string]http.Handler
+	refuse string
+}
 
-func (r *mapRegistry) Has(p string) bool               { _, ok := r.m[p]; return ok }
-func (r *mapRegistry) Handle(p string, h http.Handler) { r.m[p] = h }
+func (r *mapRegistry) Has(p string) bool { _, ok := r.m[p]; return ok }
+func (r *mapRegistry) Handle(p string, h http.Handler) error {
+	if p == r.refuse {
+		return errors.New("refused " + p)
+	}
+	r.m[p] = h
+	return nil
+}
+func (r *mapRegistry) Remove(p string) { delete(r.m, p) }
 
 // C66, S4, S76, S81: ok only after the harness accepted the append.
 func TestC66_AppendAndFlushFailures(t *testing.T) {

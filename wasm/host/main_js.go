@@ -73,7 +73,14 @@ func mount(_ js.Value, args []js.Value) (out any) {
 	}
 	r := &jsRegistry{v: reg}
 	if _, err := route.Activate(r, jsPort{v: port}); err != nil {
-		return string(envelope(nil, &apiError{Code: codeAlreadyActive, Message: err.Error()}))
+		if r.handler.Truthy() {
+			r.handler.Release()
+		}
+		code := codeAlreadyActive
+		if err != route.ErrAlreadyActive {
+			code = sessionlog.CodeInternal // the registry's set threw; the routes it took were taken back
+		}
+		return string(envelope(nil, &apiError{Code: code, Message: err.Error()}))
 	}
 	return r.handler.Value
 }

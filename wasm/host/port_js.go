@@ -151,10 +151,20 @@ func (r *jsRegistry) Has(path string) bool {
 	return err != nil || v.Truthy() // unsure counts as taken: never double-activate
 }
 
-func (r *jsRegistry) Handle(path string, h http.Handler) {
+// Handle is set(path, handler); a set that throws is that error.
+func (r *jsRegistry) Handle(path string, h http.Handler) error {
 	if r.h != h {
 		r.h = h
 		r.handler = fetchHandler(h)
 	}
-	r.v.Call("set", path, r.handler)
+	_, err := jsCall(func() js.Value { return r.v.Call("set", path, r.handler) })
+	return err
+}
+
+// Remove is delete(path) where the registry has one (a Map does); a
+// registry with only has and set keeps what it took.
+func (r *jsRegistry) Remove(path string) {
+	if del, err := prop(r.v, "delete"); err == nil && del.Type() == js.TypeFunction {
+		_, _ = jsCall(func() js.Value { return del.Call("call", r.v, path) })
+	}
 }
