@@ -143,3 +143,34 @@ test('C85: the computed-margins cache stays bounded when every root has a signat
   host.dispose();
   root.remove();
 });
+
+// A fault that names a thrown JS value keeps it (C6, C103) only while the
+// fault stands: its refs leaked, one set per fault, once a reset or
+// dispose cleared it (hostile probe: a MutationObserver whose observe
+// throws, a materialize that throws).
+test('C6/C107: the thrown values a fault kept are let go of once reset or dispose clears the fault', async () => {
+  const core = await sharedCore();
+  const before = core.chatSurfaceTables().refs;
+  const RealMO = globalThis.MutationObserver;
+  for (let i = 0; i < 60; i++) {
+    const root = makeRoot();
+    const sched = frames();
+    let bad = true;
+    const mat = materializer();
+    if (i % 3 === 2) globalThis.MutationObserver = class extends RealMO { observe() { throw new Error('observe refused'); } };
+    const host = createChatSurfaceHost({ root, getMessages: () => messages(5), formatMessage, emit() {}, ...sched, onFault() {},
+      materialize: (m, id) => { if (bad && i % 3 === 0) throw new Error(`materialize ${i}`); return mat(m, id); } });
+    globalThis.MutationObserver = RealMO;
+    try { await host.open(); } catch { /* the fault under test */ }
+    sched.flush();
+    bad = false;
+    if (i % 3 === 1) {
+      host.resetEpoch();
+      await host.open();
+      sched.flush();
+    }
+    try { host.dispose(); } catch { /* a failed reset rethrown */ }
+    root.remove();
+  }
+  assert.equal(core.chatSurfaceTables().refs, before);
+});

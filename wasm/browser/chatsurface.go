@@ -208,12 +208,17 @@ func (e *surfaceEdge) exit(s *surfaceHost) {
 			mark(s.h.Fault())
 		}
 	}
+	// Refs a fault names stay listed, so they are let go of at the first
+	// exit after a reset or dispose clears that fault (they leaked).
+	kept := e.thrown[:0]
 	for _, r := range e.thrown {
-		if !keep[r] {
+		if keep[r] {
+			kept = append(kept, r)
+		} else {
 			e.call("release", int(r))
 		}
 	}
-	e.thrown = e.thrown[:0]
+	e.thrown = kept
 	for k := range e.memo {
 		if !live[k] {
 			delete(e.memo, k)
