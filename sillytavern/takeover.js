@@ -191,6 +191,10 @@ function sillyTavernHost({ st, type, restored, turn, onClaimed, isCurrentGenerat
   let firstToken = false;
   let thinkFrom = null;
   let thinkTo = null;
+  // The text and reasoning a handle starts from (its originals: the reply
+  // being regenerated, the swipe swiped from, the message continued): the
+  // first writes carry them, and they are not the plugin's first token.
+  let orig = { text: '', reasoning: '' };
 
   const message = (id) => chat[id];
   const redrawNow = (id) => {
@@ -211,18 +215,27 @@ function sillyTavernHost({ st, type, restored, turn, onClaimed, isCurrentGenerat
     async acquirePlaceholder(t) {
       placedAt = Date.now();
       const last = chat.length - 1;
+      const was = (m) => ({ text: m?.mes ?? '', reasoning: m?.extra?.reasoning ?? '' });
       if (t === 'continue' && last >= 0) { // the slot is the message being continued
         timesBefore = { gen_started: chat[last].gen_started, gen_finished: chat[last].gen_finished };
+        orig = was(chat[last]);
         return last;
       }
       if (t === 'regenerate' && restored && chat[last] === restored) {
-        st.addOneMessage(restored); // SillyTavern removed its block; the slot is drawn again
-      } else {
-        if (t === 'swipe' && last >= 0) swipeBefore = chat[last].swipes?.length ?? null;
-        // What StreamingProcessor does for a streamed reply: a '...' message
-        // (normal, regenerate) or a new swipe on the last one (swipe).
-        await st.saveReply({ type: t, getMessage: '...', fromStreaming: true });
+        // The reply SillyTavern deleted was back only for the listeners to
+        // read: the regenerated reply is a new message, as SillyTavern's
+        // own stream makes it (one swipe, its own times), not that
+        // message with its other swipes and old times.
+        orig = was(restored);
+        chat.pop();
       }
+      if (t === 'swipe' && last >= 0) {
+        swipeBefore = chat[last].swipes?.length ?? null;
+        orig = was(chat[last]);
+      }
+      // What StreamingProcessor does for a streamed reply: a '...' message
+      // (normal, regenerate) or a new swipe on the last one (swipe).
+      await st.saveReply({ type: t, getMessage: '...', fromStreaming: true });
       st.hideSwipeButtons({ hideCounters: true });
       st.scrollChatToBottom({ waitForFrame: true });
       return chat.length - 1;
@@ -244,13 +257,15 @@ function sillyTavernHost({ st, type, restored, turn, onClaimed, isCurrentGenerat
       // how long the plugin took, not when the placeholder appeared.
       const now = new Date();
       m.gen_finished = now;
-      if (!firstToken && (text !== '' || reasoning !== '')) {
+      const newText = text !== '' && text !== orig.text;
+      const newReasoning = reasoning !== '' && reasoning !== orig.reasoning;
+      if (!firstToken && (newText || newReasoning)) {
         firstToken = true;
         m.extra.time_to_first_token = now.getTime() - placedAt;
       }
       if (reasoning !== '' && type !== 'continue') { // (a continued message keeps its own)
-        thinkFrom ??= now.getTime();
-        if (text !== '' && thinkTo === null) thinkTo = now.getTime();
+        if (newReasoning) thinkFrom ??= now.getTime();
+        if (newText && thinkFrom !== null && thinkTo === null) thinkTo = now.getTime();
         m.extra.reasoning_type = 'model';
         m.extra.reasoning_duration = thinkTo === null ? null : thinkTo - thinkFrom;
       }

@@ -196,7 +196,7 @@ test('Stop keeps the partial as an aborted turn: shown, not saved, no MESSAGE_RE
   assert.equal(mock.completions.length, 0);
 });
 
-test('the aborted partial stays in chat[] and a later save persists it, as SillyTavern does with its own stopped stream', async () => {
+test('the aborted partial stays in chat[] and a later save persists it (T59); SillyTavern saves its own stopped stream at once', async () => {
   const partial = (await chatState(page)).at(-1).mes;
   await page.evaluate(() => globalThis.SillyTavern.getContext().saveChat());
   assert.equal(st.readChat().at(-1).mes, partial);
@@ -219,15 +219,27 @@ test('the aborted partial stays in chat[] and a later save persists it, as Silly
   mock.completions.length = 0;
 });
 
-test('regenerate is claimed and committed in place of the last reply', async () => {
+test('regenerate is claimed and committed in place of the last reply, as a new message', async () => {
   await seed({ chunks: [' Again.'], delayMs: 30 });
+  // The reply being regenerated has another swipe and old times: SillyTavern's
+  // own regenerate makes a new message (one swipe, its own times).
+  await page.evaluate(() => {
+    const m = globalThis.SillyTavern.getContext().chat.at(-1);
+    m.swipes = [m.mes, 'an older alternative'];
+    m.swipe_id = 0;
+    m.gen_started = new Date(Date.now() - 3_600_000);
+  });
   const before = await chatState(page);
   const previous = before.at(-1).mes;
   const n = await dispatches();
+  const regenAt = Date.now();
   await turn(page, () => chooseOption(page, 'option_regenerate'));
   assert.equal(await dispatches(), n + 1);
   const chat = await chatState(page);
   assert.equal(chat.length, before.length, 'the reply was replaced, not added');
+  assert.deepEqual(chat.at(-1).swipes, [chat.at(-1).mes], 'one swipe: the other swipes went with the old reply');
+  const started = await page.evaluate(() => new Date(globalThis.SillyTavern.getContext().chat.at(-1).gen_started).getTime());
+  assert.ok(started >= regenAt - 1000, `gen_started is the regenerate's (${started - regenAt} ms)`);
   // The seed's plugin starts from the slot's text (its resolveOriginals).
   assert.ok(chat.at(-1).mes.startsWith(previous.trim()) && chat.at(-1).mes.endsWith('Again.'), chat.at(-1).mes);
   assert.equal(await page.evaluate(() => globalThis.__seedPlugin.dispatches.at(-1).type), 'regenerate');
@@ -380,6 +392,20 @@ test('the Luker-style plugin runs unchanged: reasoning sections, appendText, an 
   assert.equal(mock.completions.length, asked);
   await page.waitForTimeout(300);
   assert.equal(st.readChat().at(-1).mes, FIXED);
+});
+
+// The handle of a regenerate starts from the old reply (its originals): the
+// first writes carry that reply and its reasoning, which are not the
+// plugin's first token. They were taken for it: the thinking time was 0 and
+// the header said "Thought for some time".
+test('the Luker-style plugin regenerates: the reasoning is timed from the plugin\'s own, not the old reply\'s', async () => {
+  await luker({ claim: true, orchestrator: false, failAt: -1 });
+  await turn(page, () => chooseOption(page, 'option_regenerate'));
+  const extra = await page.evaluate(() => globalThis.SillyTavern.getContext().chat.at(-1).extra);
+  assert.equal(extra.reasoning_type, 'model');
+  assert.ok(typeof extra.reasoning_duration === 'number' && extra.reasoning_duration > 0, `reasoning_duration ${extra.reasoning_duration}`);
+  assert.ok(typeof extra.time_to_first_token === 'number' && extra.time_to_first_token > 0, `time_to_first_token ${extra.time_to_first_token}`);
+  assert.deepEqual(await lukerRun(), { type: 'regenerate', status: 'committed', chunks: 7, error: null });
 });
 
 test('the Luker-style plugin: Stop keeps the partial (its backend honours the signal)', async () => {
