@@ -265,19 +265,29 @@ function sillyTavernHost({ st, type, restored, turn, onClaimed, isCurrentGenerat
       }
       if (reasoning !== '' && type !== 'continue') { // (a continued message keeps its own)
         if (newReasoning) thinkFrom ??= now.getTime();
-        if (newText && thinkFrom !== null && thinkTo === null) thinkTo = now.getTime();
+        const done = newText && thinkFrom !== null && thinkTo === null;
+        if (done) thinkTo = now.getTime();
         m.extra.reasoning_type = 'model';
         m.extra.reasoning_duration = thinkTo === null ? null : thinkTo - thinkFrom;
+        // What SillyTavern's reasoning handler emits when the text begins
+        // (not awaited: writeSlot is synchronous, T59).
+        if (done) eventSource.emit(ev.STREAM_REASONING_DONE, reasoning, thinkTo - thinkFrom, id, 'done');
       }
       st.syncMesToSwipe(id);
     },
 
     // Live redraws emit what a streamed reply emits, plus MESSAGE_UPDATED
-    // as Luker does.
+    // as Luker does. STREAM_TOKEN_RECEIVED carries the generated text, as
+    // SillyTavern's stream does (a continue's without the text continued),
+    // and only while the turn is live: after Stop, the partial's redraw is
+    // no new token (a text-to-speech listener would read on past the stop).
     async redraw(id) {
       const m = redrawNow(id);
       if (!m) return;
-      await eventSource.emit(ev.STREAM_TOKEN_RECEIVED, m.mes);
+      if (turn.live) {
+        const text = type === 'continue' && m.mes.startsWith(orig.text) ? m.mes.slice(orig.text.length) : m.mes;
+        await eventSource.emit(ev.STREAM_TOKEN_RECEIVED, text);
+      }
       await eventSource.emit(ev.MESSAGE_UPDATED, id);
     },
 

@@ -52,7 +52,8 @@ async function recordEvents() {
   await page.evaluate(() => {
     const { eventSource, eventTypes: ev } = globalThis.SillyTavern.getContext();
     globalThis.__events = [];
-    for (const name of ['MESSAGE_RECEIVED', 'CHARACTER_MESSAGE_RENDERED', 'MESSAGE_UPDATED', 'STREAM_TOKEN_RECEIVED', 'GENERATION_STOPPED', 'MESSAGE_DELETED']) {
+    for (const name of ['MESSAGE_RECEIVED', 'CHARACTER_MESSAGE_RENDERED', 'MESSAGE_UPDATED', 'STREAM_TOKEN_RECEIVED', 'GENERATION_STOPPED', 'MESSAGE_DELETED',
+      'STREAM_REASONING_DONE']) {
       eventSource.on(ev[name], (...args) => globalThis.__events.push([name, ...args.filter((a) => typeof a !== 'object')]));
     }
   });
@@ -266,10 +267,16 @@ test('swipe is claimed: the swipe counter moves and the new swipe is committed',
 test('continue is claimed and keeps the prefix', async () => {
   await seed({ chunks: [' More.'], delayMs: 30 });
   const before = (await chatState(page)).at(-1).mes;
+  await takeEvents();
   await turn(page, () => chooseOption(page, 'option_continue'));
   const after = (await chatState(page)).at(-1).mes;
   assert.ok(after.startsWith(before), 'prefix kept');
   assert.equal(after, `${before} More.`);
+  // STREAM_TOKEN_RECEIVED carries the generated text, as SillyTavern's
+  // continued stream does: not the text continued.
+  const tokens = (await takeEvents()).filter((e) => e[0] === 'STREAM_TOKEN_RECEIVED').map((e) => e[1]);
+  assert.ok(tokens.length > 0 && tokens.every((t) => !t.startsWith(before)), JSON.stringify(tokens));
+  assert.equal(tokens.at(-1).trim(), 'More.');
   assert.equal(await page.evaluate(() => globalThis.__seedPlugin.dispatches.at(-1).isContinue), true);
   await page.waitForTimeout(300);
   assert.equal(st.readChat().at(-1).mes, after);
@@ -400,8 +407,14 @@ test('the Luker-style plugin runs unchanged: reasoning sections, appendText, an 
 // the header said "Thought for some time".
 test('the Luker-style plugin regenerates: the reasoning is timed from the plugin\'s own, not the old reply\'s', async () => {
   await luker({ claim: true, orchestrator: false, failAt: -1 });
+  await takeEvents();
   await turn(page, () => chooseOption(page, 'option_regenerate'));
   const extra = await page.evaluate(() => globalThis.SillyTavern.getContext().chat.at(-1).extra);
+  // As SillyTavern's reasoning handler: once, when the text begins.
+  const done = (await takeEvents()).filter((e) => e[0] === 'STREAM_REASONING_DONE');
+  assert.equal(done.length, 1, JSON.stringify(done));
+  assert.equal(done[0][1], extra.reasoning);
+  assert.equal(done[0][2], extra.reasoning_duration);
   assert.equal(extra.reasoning_type, 'model');
   assert.ok(typeof extra.reasoning_duration === 'number' && extra.reasoning_duration > 0, `reasoning_duration ${extra.reasoning_duration}`);
   assert.ok(typeof extra.time_to_first_token === 'number' && extra.time_to_first_token > 0, `time_to_first_token ${extra.time_to_first_token}`);
