@@ -195,6 +195,17 @@ function sillyTavernHost({ st, type, restored, turn, onClaimed, isCurrentGenerat
   // being regenerated, the swipe swiped from, the message continued): the
   // first writes carry them, and they are not the plugin's first token.
   let orig = { text: '', reasoning: '' };
+  // A reply that ends while still reasoning (Stop, or a commit with no text)
+  // is timed to its end, as SillyTavern's reasoning handler finishes it.
+  let slot = null;
+  const endThinking = () => {
+    const m = slot === null ? undefined : message(slot);
+    if (thinkFrom === null || thinkTo !== null || !m?.extra) return false;
+    thinkTo = Date.now();
+    m.extra.reasoning_duration = thinkTo - thinkFrom;
+    st.syncMesToSwipe(slot);
+    return true;
+  };
 
   const message = (id) => chat[id];
   const redrawNow = (id) => {
@@ -238,7 +249,8 @@ function sillyTavernHost({ st, type, restored, turn, onClaimed, isCurrentGenerat
       await st.saveReply({ type: t, getMessage: '...', fromStreaming: true });
       st.hideSwipeButtons({ hideCounters: true });
       st.scrollChatToBottom({ waitForFrame: true });
-      return chat.length - 1;
+      slot = chat.length - 1;
+      return slot;
     },
 
     readSlot(id) {
@@ -291,7 +303,10 @@ function sillyTavernHost({ st, type, restored, turn, onClaimed, isCurrentGenerat
       await eventSource.emit(ev.MESSAGE_UPDATED, id);
     },
 
-    persist: () => st.saveChatConditional(),
+    persist: () => {
+      endThinking();
+      return st.saveChatConditional();
+    },
 
     async removeSlot(id) {
       if (id === chat.length - 1) await st.deleteLastMessage();
@@ -327,6 +342,7 @@ function sillyTavernHost({ st, type, restored, turn, onClaimed, isCurrentGenerat
 
     unlockUI: () => {
       turn.live = false; // (before: activateSendButtons emits GENERATION_ENDED)
+      if (endThinking()) redrawNow(slot); // an aborted partial's header
       st.activateSendButtons();
     },
 

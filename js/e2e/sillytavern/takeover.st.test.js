@@ -419,6 +419,31 @@ test('the Luker-style plugin regenerates: the reasoning is timed from the plugin
   assert.ok(typeof extra.reasoning_duration === 'number' && extra.reasoning_duration > 0, `reasoning_duration ${extra.reasoning_duration}`);
   assert.ok(typeof extra.time_to_first_token === 'number' && extra.time_to_first_token > 0, `time_to_first_token ${extra.time_to_first_token}`);
   assert.deepEqual(await lukerRun(), { type: 'regenerate', status: 'committed', chunks: 7, error: null });
+  // A plugin that builds on the originals (no setText('') first): its first
+  // writes are the old reply's text and reasoning, not its first token.
+  await luker({ keepOriginals: true });
+  await turn(page, () => chooseOption(page, 'option_regenerate'));
+  const kept = await page.evaluate(() => globalThis.SillyTavern.getContext().chat.at(-1).extra);
+  assert.ok(kept.reasoning_duration > 0 && kept.time_to_first_token > 0, JSON.stringify(kept));
+  await luker({ keepOriginals: false });
+});
+
+// SillyTavern's reasoning handler times a reply stopped while it reasons to
+// the stop; the takeover left reasoning_duration null ("Thinking...").
+test('the Luker-style plugin stopped while it reasons: the reasoning is timed to the stop', async () => {
+  await luker({ claim: true, orchestrator: false, failAt: -1, delayMs: 300 });
+  await turn(page, async () => {
+    await send(page, 'Luker, think for a while');
+    await page.waitForFunction(() => (globalThis.SillyTavern.getContext().chat.at(-1).extra?.reasoning ?? '').includes('Look'), null, { timeout: 20000 });
+    await page.click('#mes_stop');
+  });
+  await page.waitForFunction(() => globalThis.__lukerPlugin.runs.at(-1).outcome !== null, null, { timeout: 10000 });
+  const last = await page.evaluate(() => { const m = globalThis.SillyTavern.getContext().chat.at(-1); return { mes: m.mes, extra: m.extra }; });
+  assert.equal(last.mes, '');
+  assert.ok(last.extra.reasoning_duration > 0, `reasoning_duration ${last.extra.reasoning_duration}`);
+  assert.equal((await lukerRun()).status, 'aborted');
+  await luker({ delayMs: 40 });
+  await page.evaluate(() => globalThis.SillyTavern.getContext().saveChat()); // (the aborted partial, saved as the next turn would)
 });
 
 test('the Luker-style plugin: Stop keeps the partial (its backend honours the signal)', async () => {
