@@ -11,7 +11,7 @@
 //
 //   user, steering, context  → data-seq = the message's event seq
 //   assistant-step           → data-seq = its assistant/message seq
-//   tool                     → data-seq = its tool/result seq
+//   tool-call                → data-seq = its tool/result seq
 //   turn-tail                → data-seq-part = the turn's closing reply
 //                              (its copy/branch/like bar takes the regenerate
 //                              button, and it hides with that reply)
@@ -43,6 +43,10 @@ export function rowTag(node) {
       return { seq: d?.seq };
     case 'assistant-step':
       return { seq: d?.finalNode?.seq };
+    // The harness's tool rows are 'tool-call' nodes whose root is the
+    // call, then its tool/result (an interrupted call's synthetic result
+    // has a fractional seq, no event's: isSeq leaves it untagged).
+    case 'tool-call':
     case 'tool':
       return { seq: d?.root?.kind === 'tool-result' ? d.root.seq : undefined };
     case 'turn-tail':

@@ -207,6 +207,10 @@ test('harness rows are tagged from the session\'s node store (S90, S95, S96)', (
   assert.deepEqual(rowTag({ kind: 'assistant-step', data: { finalNode: { seq: 20 } } }), { seq: 20 });
   assert.deepEqual(rowTag({ kind: 'assistant-step', data: {} }), { seq: undefined }, 'a streaming step has no reply yet');
   assert.deepEqual(rowTag({ kind: 'tool', data: { root: { kind: 'tool-result', seq: 12 } } }), { seq: 12 });
+  // The harness's own kind for tool rows (they stayed untagged, so a
+  // regenerated turn's old tool calls stayed on screen).
+  assert.deepEqual(rowTag({ kind: 'tool-call', data: { root: { kind: 'tool-result', seq: 44 } } }), { seq: 44 });
+  assert.deepEqual(rowTag({ kind: 'tool-call', data: { root: { callId: 'c1', name: 'glob' } } }), { seq: undefined }, 'a running call');
   assert.deepEqual(rowTag({ kind: 'turn-tail', data: { closing: { finalNode: { seq: 20 } } } }), { part: 20, actions: true });
   assert.deepEqual(rowTag({ kind: 'compaction' }), {});
   assert.deepEqual(rowTag(undefined), {});
@@ -217,10 +221,12 @@ test('harness rows are tagged from the session\'s node store (S90, S95, S96)', (
       <div class="h_actions"><span>21:17</span><button class="h_action">Copy</button></div></div></div>
     <div data-chat-flow-key="14:assistant-step1:1"><p>r</p></div>
     <div data-chat-flow-key="9:turn-tail1"><div class="h_actions"><button class="h_action">Copy</button><div><button>Good</button></div><span class="end">time</span></div></div>
-    <div data-chat-flow-key="5:other" data-seq="99"></div>`;
+    <div data-chat-flow-key="5:other" data-seq="99"></div>
+    <div data-chat-flow-key="15:tool-call" data-seq="19"></div>`;
   const nodes = new Map([
     ['13:input-messageu1', { kind: 'user', data: { seq: 7, content: [img('ia'), { type: 'text', text: 'q' }, img('ib')] } }],
     ['14:assistant-step1:1', { kind: 'assistant-step', data: { finalNode: { seq: 20 } } }],
+    ['15:tool-call', { kind: 'tool-call', data: { root: { kind: 'tool-result', seq: 19.2 } } }],
     ['9:turn-tail1', { kind: 'turn-tail', data: { closing: { finalNode: { seq: 20 } } } }],
     ['5:other', { kind: 'retry', data: {} }],
   ]);
@@ -233,6 +239,7 @@ test('harness rows are tagged from the session\'s node store (S90, S95, S96)', (
   assert.equal(tail.getAttribute('data-seq-part'), '20');
   assert.equal(tail.hasAttribute('data-seq'), false);
   assert.equal(other.hasAttribute('data-seq'), false, 'a stale tag is removed');
+  assert.equal(root.lastElementChild.hasAttribute('data-seq'), false, 'an interrupted call\'s synthetic seq is no event\'s');
   const thumbs = () => [...user.querySelectorAll('.g_gallery > *')].map((b) => b.getAttribute('data-attachment-id'));
   assert.deepEqual(thumbs(), ['ia', 'ib'], 'each thumbnail carries its attachment id');
   nodes.set('13:input-messageu1', { kind: 'user', data: { seq: 7, content: [img('ic')] } });

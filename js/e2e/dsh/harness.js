@@ -103,6 +103,26 @@ export async function startGate(target) {
         await new Promise((resolve) => held.push(resolve));
       }
       notify();
+      // "TOOL:<name>:<json arguments>" in the user's message: the model
+      // answers with that one tool call (the mock model makes none); the
+      // request after the tool's result goes on to the mock.
+      // (The harness appends its runtime context as user messages after the
+      // user's own: the trailing run of user messages is looked through.)
+      const msgs = chat && !title && Array.isArray(body?.messages) ? body.messages : [];
+      let wanted = null;
+      for (let i = msgs.length - 1; i >= 0 && msgs[i]?.role === 'user' && !wanted; i--) {
+        wanted = /TOOL:([\w.-]+):(\{.*?\})/.exec(textOf(msgs[i].content));
+      }
+      if (wanted) {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        const sse = (o) => res.write(`data: ${JSON.stringify(o)}\n\n`);
+        const call = { index: 0, id: `call_${requests.length}`, type: 'function', function: { name: wanted[1], arguments: wanted[2] } };
+        sse({ choices: [{ index: 0, delta: { role: 'assistant', content: `calling ${wanted[1]}` }, finish_reason: null }] });
+        sse({ choices: [{ index: 0, delta: { tool_calls: [call] }, finish_reason: null }] });
+        sse({ choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }], usage: { prompt_tokens: 10, completion_tokens: 5 } });
+        res.end('data: [DONE]\n\n');
+        return;
+      }
       const headers = {};
       for (const [k, v] of Object.entries(req.headers)) if (!['host', 'content-length', 'connection'].includes(k)) headers[k] = v;
       const up = await fetch(target + req.url, { method: req.method, headers, body: req.method === 'GET' ? undefined : raw });
@@ -136,6 +156,9 @@ export async function startGate(target) {
     close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }),
   };
 }
+
+const textOf = (content) => (typeof content === 'string' ? content
+  : Array.isArray(content) ? content.map((p) => (typeof p?.text === 'string' ? p.text : '')).join('') : '');
 
 /** A fresh DSH_HOME and working directory for one run. */
 export function freshHome() {

@@ -339,6 +339,30 @@ test('the message editor in DeepSeek Harness: edit, attachments, undo, regenerat
     assert.deepEqual(mine, [], 'no errors from the editor');
   });
 
+  // The harness draws a tool call as a 'tool-call' row; the adapter tagged
+  // only 'tool', so a regenerated turn's old tool call stayed on screen
+  // above a reply that never called it (found in the real harness).
+  await step('regenerating a turn that called a tool hides its tool row with it (S67, S96)', async () => {
+    const since = (n) => readLog(paths, sessionId).records.slice(n);
+    const start = readLog(paths, sessionId).records.length;
+    const box = page.locator('textarea').first();
+    await box.fill('TOOL:glob:{"pattern":"*"}');
+    await box.press('Enter');
+    await waitFor(() => { const r = since(start); return r.some((e) => e.type === 'tool/result') && r.at(-1).type === 'turn/end'; }, 'the tool turn');
+    const result = since(start).find((r) => r.type === 'tool/result');
+    const tool = page.locator(`${FLOW} [data-chat-flow-kind=tool-call][data-seq="${result.seq}"]`);
+    await tool.waitFor({ timeout: 20_000 });
+    const regenerate = page.locator(`${FLOW} .tc-me-regenerate`).last();
+    await regenerate.waitFor({ state: 'attached', timeout: 20_000 });
+    const calls = gate.conversation().length;
+    const end = readLog(paths, sessionId).records.length;
+    await regenerate.click({ force: true });
+    await waitFor(() => { const r = since(end); return r.some((e) => e.data?.source?.messageEdit?.action === 'regenerate') && r.at(-1).type === 'turn/end'; },
+      'the regenerated turn');
+    await tool.waitFor({ state: 'hidden', timeout: 10_000 });
+    assert.ok(!JSON.stringify(gate.conversation()[calls].body.messages).includes('tool_calls'), 'the model no longer sees the call');
+  });
+
   await step('tavern-log reads the harness\'s own compressed session file as its plaintext; a torn last frame is refused and repaired (S102, S105)', async () => {
     const log = readLog(paths, sessionId);
     assert.match(log.file, /\.jsonl\.zstd$/, 'the harness writes Zstandard frames by default');
