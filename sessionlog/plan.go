@@ -302,8 +302,11 @@ func (l *Log) plan(req Request, env Env) (*Plan, *Error) {
 
 	case OpUndo:
 		origContent := contentOf(message(orig))
-		if deepEqual(anySlice(liveContent), anySlice(origContent)) || hasRegenerate(copies[o]) {
+		if deepEqual(anySlice(liveContent), anySlice(origContent)) {
 			return nil, refuse(CodeNothingToUndo, "There is no edit to undo on this message.")
+		}
+		if hasRegenerate(copies[o]) {
+			return nil, refuse(CodeNothingToUndo, "This message was regenerated after its edit; a regenerated message cannot be undone (S75).")
 		}
 		// The original's content goes back as it was written, not as read:
 		// an absent field stays absent and a flattened string stays a

@@ -3,6 +3,7 @@ package sessionlog
 import (
 	"os"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -387,6 +388,10 @@ func TestC45_NoUndoAfterRegenerate(t *testing.T) {
 	apply(t, l, OpRegenerate, byID("u2"), ptr("Q2"), nil, Env{})
 	_, err := doPlan(t, l, OpUndo, byID("u2"), nil, nil, Env{})
 	wantCode(t, err, CodeNothingToUndo)
+	// It says why: there was an edit ("no edit to undo" was false).
+	if !strings.Contains(err.Error(), "was regenerated after its edit") {
+		t.Fatalf("message %q", err.Error())
+	}
 	if l.Overlay(Env{}).UserRows[1].Undoable {
 		t.Fatal("undoable after regenerate")
 	}

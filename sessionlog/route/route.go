@@ -303,7 +303,9 @@ func (h *Handler) transport(r *http.Request, op sessionlog.Op) *httpError {
 		return fail(CodeForbidden, "cross-origin request from %q refused", strings.Join(vals, ", "))
 	}
 	if !h.port.Authorize(r) {
-		return fail(CodeUnauthorized, "not authorized")
+		// The widget shows this: after a host restart the page still holds
+		// the credential of the host's last run.
+		return fail(CodeUnauthorized, "This page is not authorized by the host (it may have restarted since the page was loaded): reload the page. Nothing was saved.")
 	}
 	want := http.MethodPost
 	if op == "" {
@@ -379,8 +381,8 @@ func readBody(w http.ResponseWriter, r *http.Request, op sessionlog.Op) (session
 	}
 	if v := t["seq"]; v != nil {
 		var n int
-		if isNull(v) || json.Unmarshal(v, &n) != nil {
-			return bad("target.seq must be an integer")
+		if isNull(v) || json.Unmarshal(v, &n) != nil || n < 0 || n > 1<<53-1 {
+			return bad("target.seq must be a non-negative safe integer")
 		}
 		tg.Seq = &n
 	}

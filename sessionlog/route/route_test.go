@@ -575,6 +575,11 @@ func TestC63_Transport(t *testing.T) {
 	e.port.deny = true
 	w, env = e.do(t, "POST", PathEdit, body)
 	wantFail(t, w, env, 401, "unauthorized")
+	// Shown by the widget: a page left open across a host restart holds
+	// the last run's credential.
+	if !strings.Contains(env.Error.Message, "reload the page") {
+		t.Fatalf("message %q", env.Error.Message)
+	}
 	if e.s.log.Len() != 20 {
 		t.Fatal("refused request wrote")
 	}
@@ -775,6 +780,11 @@ func TestS83_StrictBodyEdges(t *testing.T) {
 		`{"session":"sF","target":{"messageId":"u1"},"text":"end\ud800"}`,
 		`{"session":"sF","target":{"messageId":"u1"},"text":"x","removeAttachments":["\udfff"]}`,
 		`{"session":"sF","target":{"seq":null},"text":"x"}`,
+		// S8: a seq is a non-negative safe integer; others are ill-typed,
+		// not a message that is not found.
+		`{"session":"sF","target":{"seq":-1},"text":"x"}`,
+		`{"session":"sF","target":{"seq":9007199254740992},"text":"x"}`,
+		`{"session":"sF","target":{"seq":9007199254740993},"text":"x"}`,
 		`["session","sF"]`,
 	} {
 		w, env := e.do(t, "POST", PathEdit, body)

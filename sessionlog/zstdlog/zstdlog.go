@@ -113,9 +113,19 @@ func (l *Log) TornTail() *sessionlog.Error {
 		Code: sessionlog.CodeTornTail, Rule: "S105", Seq: -1, Line: line, Offset: &at,
 		Message: "line " + strconv.Itoa(line) + ": torn tail at byte offset " + strconv.FormatInt(at, 10) +
 			": the last " + strconv.Itoa(l.TornBytes) + " bytes are an unfinished Zstandard frame (an append that did not finish); " +
-			"nothing in it was acknowledged. Run `tavern-log repair FILE` to keep a copy of the file, cut the frame off and keep the " +
-			strconv.Itoa(l.RecoveredLines) + " whole record(s) it still holds",
+			"nothing in it was acknowledged. Run `tavern-log repair FILE` to keep a copy of the file and cut the frame off" + keeps(l.RecoveredLines),
 	}
+}
+
+// keeps says what a repair keeps of the cut frame.
+func keeps(n int) string {
+	switch n {
+	case 0:
+		return " (it holds no whole record)"
+	case 1:
+		return ", keeping the 1 whole record it still holds"
+	}
+	return ", keeping the " + strconv.Itoa(n) + " whole records it still holds"
 }
 
 // Frame encodes plain as one checksummed frame, as the harness writes a

@@ -204,3 +204,14 @@ func TestS105_ZstdTornFrameKeepsItsWholeBlocks(t *testing.T) {
 		}
 	}
 }
+
+// S105: the refusal says what a repair keeps ("keep the 0 whole record(s)"
+// read as if something were kept).
+func TestS105_TornTailSaysWhatRepairKeeps(t *testing.T) {
+	for n, want := range map[int]string{0: "cut the frame off (it holds no whole record)", 1: "keeping the 1 whole record it still holds",
+		3: "keeping the 3 whole records it still holds"} {
+		if m := (&Log{RecoveredLines: n}).TornTail().Message; !strings.HasSuffix(m, want) {
+			t.Fatalf("%d: %q", n, m)
+		}
+	}
+}
