@@ -74,38 +74,36 @@ const maxHeaders = 2000
 // and ran Node out of memory in Array.from) never sizes anything.
 func headerOf(headers js.Value) (http.Header, error) {
 	bad := errors.New("the request's headers are not name/value string pairs")
-	if headers.Type() != js.TypeObject {
-		return nil, bad
+	// of(t) passes a read through when it succeeded with a value of type t.
+	of := func(t js.Type) func(js.Value, error) (js.Value, error) {
+		return func(v js.Value, err error) (js.Value, error) {
+			if err == nil && v.Type() != t {
+				err = bad
+			}
+			return v, err
+		}
 	}
-	iterate, err := prop(headers, js.Global().Get("Symbol").Get("iterator"))
+	fn, obj := of(js.TypeFunction), of(js.TypeObject)
+	if _, err := obj(headers, nil); err != nil {
+		return nil, err
+	}
+	iterate, err := fn(prop(headers, js.Global().Get("Symbol").Get("iterator")))
 	if err != nil {
 		return nil, err
 	}
-	if iterate.Type() != js.TypeFunction {
-		return nil, bad
-	}
-	it, err := jsCall(func() js.Value { return iterate.Call("call", headers) })
+	it, err := obj(jsCall(func() js.Value { return iterate.Call("call", headers) }))
 	if err != nil {
 		return nil, err
 	}
-	if it.Type() != js.TypeObject {
-		return nil, bad
-	}
-	next, err := prop(it, "next")
+	next, err := fn(prop(it, "next"))
 	if err != nil {
 		return nil, err
-	}
-	if next.Type() != js.TypeFunction {
-		return nil, bad
 	}
 	header := http.Header{}
 	for n := 0; ; n++ {
-		r, err := jsCall(func() js.Value { return next.Call("call", it) })
+		r, err := obj(jsCall(func() js.Value { return next.Call("call", it) }))
 		if err != nil {
 			return nil, err
-		}
-		if r.Type() != js.TypeObject {
-			return nil, bad
 		}
 		done, err := prop(r, "done")
 		if err != nil {
@@ -117,12 +115,9 @@ func headerOf(headers js.Value) (http.Header, error) {
 		if n == maxHeaders {
 			return nil, fmt.Errorf("the request has more than %d header fields", maxHeaders)
 		}
-		e, err := prop(r, "value")
+		e, err := obj(prop(r, "value"))
 		if err != nil {
 			return nil, err
-		}
-		if e.Type() != js.TypeObject {
-			return nil, bad
 		}
 		k, err1 := prop(e, 0)
 		v, err2 := prop(e, 1)
