@@ -315,12 +315,18 @@ function gated(fetch) {
 }
 const flush = () => new Promise((r) => { setTimeout(r, 0); });
 
-test('S92: Enter, Save, Esc and Cancel while a save is in flight send nothing more and keep the editor; an answer lost after the write shows the host\'s state (S98)', async (t) => {
-  const { session, root, fetch, row } = setup(t);
-  const g = gated(fetch);
-  const editor = await mountMessageEditor(root, { sessionId: 'sF', baseURL: ORIGIN, fetch: g.fetch });
+// An editor mounted over fixture F whose requests go through gated(), idle.
+async function gatedEditor(t) {
+  const s = setup(t);
+  const g = gated(s.fetch);
+  const editor = await mountMessageEditor(s.root, { sessionId: 'sF', baseURL: ORIGIN, fetch: g.fetch });
   t.after(() => editor.destroy());
   await editor.whenIdle();
+  return { ...s, g, editor };
+}
+
+test('S92: Enter, Save, Esc and Cancel while a save is in flight send nothing more and keep the editor; an answer lost after the write shows the host\'s state (S98)', async (t) => {
+  const { session, row, g, editor } = await gatedEditor(t);
   row(2).querySelector('.tc-me-pencil').click();
   row(2).querySelector('.tc-me-input').value = 'A';
   key(row(2).querySelector('.tc-me-input'), 'Enter');
@@ -343,10 +349,7 @@ test('S92: Enter, Save, Esc and Cancel while a save is in flight send nothing mo
 });
 
 test('S4: destroy() while calls are in flight: they settle with the host\'s answer, whenIdle() settles and refresh() stays quiet (they said internal while the write landed)', async (t) => {
-  const { session, root, fetch } = setup(t);
-  const g = gated(fetch);
-  const editor = await mountMessageEditor(root, { sessionId: 'sF', baseURL: ORIGIN, fetch: g.fetch });
-  await editor.whenIdle();
+  const { session, root, g, editor } = await gatedEditor(t);
   const errors = [];
   const was = console.error;
   console.error = (...a) => errors.push(a.join(' '));
@@ -373,11 +376,7 @@ test('S4: destroy() while calls are in flight: they settle with the host\'s answ
 });
 
 test('S97: the root detached or its rows replaced while a save is in flight: the answer lands on the rows present, a refusal keeps the draft, and the banner shows once the root is back', async (t) => {
-  const { session, root, fetch, row } = setup(t);
-  const g = gated(fetch);
-  const editor = await mountMessageEditor(root, { sessionId: 'sF', baseURL: ORIGIN, fetch: g.fetch });
-  t.after(() => editor.destroy());
-  await editor.whenIdle();
+  const { session, root, row, g, editor } = await gatedEditor(t);
   const save = (text) => {
     row(2).querySelector('.tc-me-pencil').click();
     row(2).querySelector('.tc-me-input').value = text;
