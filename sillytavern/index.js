@@ -11,7 +11,7 @@
 // or broken tavern-core.wasm) still leaves SillyTavern working and the
 // settings panel able to say what went wrong.
 import {
-  activateSendButtons, addOneMessage, chat, cleanUpMessage, deactivateSendButtons, deleteLastMessage, deleteMessage,
+  activateSendButtons, chat, cleanUpMessage, deactivateSendButtons, deleteLastMessage, deleteMessage,
   eventSource, event_types, getCurrentChatId, hideSwipeButtons, isStreamingEnabled, saveChatConditional, saveReply,
   saveSettingsDebounced, scrollChatToBottom, setSendButtonState, syncMesToSwipe, triggerAutoContinue,
   updateMessageBlock, updateSwipeCounter,
@@ -38,7 +38,7 @@ export const status = {
 globalThis.__tavernCoreExtension = status;
 
 const st = {
-  chat, eventSource, event_types, activateSendButtons, addOneMessage, cleanUpMessage, deactivateSendButtons,
+  chat, eventSource, event_types, activateSendButtons, cleanUpMessage, deactivateSendButtons,
   deleteLastMessage, deleteMessage, getCurrentChatId, hideSwipeButtons, isStreamingEnabled, saveChatConditional,
   saveReply, scrollChatToBottom, setSendButtonState, syncMesToSwipe, triggerAutoContinue, updateMessageBlock,
   updateSwipeCounter,
