@@ -146,11 +146,7 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
       emit: (event, ...args) => st.emit(event, ...args),
       managed: true,
       runtimeLimit,
-      onFault: (e) => {
-        state = 'faulted';
-        stats.lastError = e;
-        onFault?.(e);
-      },
+      onFault: faulted,
       requestAnimationFrame: (cb) => raf(wrapFrame(cb)),
       cancelAnimationFrame: caf,
       setTimeout: (cb, ms) => later(wrapFrame(cb), ms),
@@ -282,9 +278,8 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
     const added = new Set();
     let structural = false;
     let cleared = false;
-    let lostRoot = false; // a committed root was removed
     let reprinted = false; // printMessages ran without a clear (it adds #show_more_messages)
-    const lost = new Map(); // mesid → object of a committed root removed
+    const lost = new Map(); // mesid → object, for each committed root removed
     let prepended = Infinity;
     for (const r of records) {
       if (r.type === 'attributes') {
@@ -299,7 +294,6 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
         for (const n of r.removedNodes) {
           if (isSpacer(n)) cleared = true;
           else if (committed.has(n)) {
-            lostRoot = true;
             const k = mirror.els.indexOf(n);
             lost.set(mirror.mesids[k], mirror.objs[k]);
           }
@@ -360,7 +354,7 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
     // chat[] still holds the chat: deleting every message empties chat[]
     // first, and a first message appended to an empty view removes nothing.
     // Both stay in the epoch (a render of what chat[] now holds).
-    if (lostRoot && chat.length > 0 && ![...root.childNodes].some((n) => committed.has(n))) cleared = true;
+    if (lost.size > 0 && chat.length > 0 && ![...root.childNodes].some((n) => committed.has(n))) cleared = true;
     undoRecords(undo);
     if (cleared) {
       clear(stRoot);
@@ -534,12 +528,18 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
       mo.takeRecords();
       openEpoch()?.catch((e) => { stats.lastError = e; onFault?.(e); });
     } catch (e) {
-      state = 'faulted';
-      stats.lastError = e;
-      onFault?.(e);
+      faulted(e);
     } finally {
       syncing = false;
     }
+  }
+
+  // The bounded view stopped (C106); a controller that stopped for the page
+  // stays stopped.
+  function faulted(e) {
+    if (state !== 'stopped') state = 'faulted';
+    stats.lastError = e;
+    onFault?.(e);
   }
 
   function reset() {
@@ -568,9 +568,7 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
       reset();
       openEpoch(anchor);
     } catch (e) {
-      if (state !== 'stopped') state = 'faulted';
-      stats.lastError = e;
-      onFault?.(e);
+      faulted(e);
     }
   }
 
