@@ -10,6 +10,8 @@
 // the holds Go took; negative for nodes Go creates, per host.
 import { DOM_OP as OP, DOM_FLAG as F, DOM_NAME, DOM_SELECTOR, DOM_SPACER, SURFACE_LIMIT } from './protocol.js';
 
+// READ_CHILDREN reads no more children of a root than any chat could need.
+const MAX_CHILDREN = 2 * SURFACE_LIMIT.MAX_MESSAGES;
 const byId = new Map(); // id → { node, holds }
 const ids = new WeakMap(); // node → id
 let nextId = 0;
@@ -311,13 +313,12 @@ export class SurfaceDOM {
   children(x) {
     const kids = x.children;
     // The count is what was written: a collection is read up to its first
-    // hole, never by a length a host can make lie (-1, 1.5, 2^32 − 1),
-    // and no further than any chat could need.
+    // hole, never by a length a host can make lie (-1, 1.5, 2^32 − 1).
     room(2);
     const at = rp;
     rp += 2;
     let n = 0;
-    for (let k; n < 2 * SURFACE_LIMIT.MAX_MESSAGES && (k = kids[n]) != null; n++) {
+    for (let k; n < MAX_CHILDREN && (k = kids[n]) != null; n++) {
       const mes = MES(k);
       id32(this.idFor(k));
       unit((mes ? F.MES : 0) | (STYLE_PINS(k) ? F.STYLE_PINS : 0));

@@ -397,9 +397,10 @@ func (m *editorMount) render() {
 		if row := wrapEl(el.Underlying().Call("closest", "[data-seq]")); row != nil {
 			seq, _ := jsvalue.Decimal(row.GetAttribute("data-seq"))
 			v := m.w.Row(seq)
+			id := el.GetAttribute("data-attachment-id")
 			gone = v.Kind == msgeditor.UserRowKind
 			for _, c := range v.Chips {
-				gone = gone && c.ID != el.GetAttribute("data-attachment-id")
+				gone = gone && c.ID != id
 			}
 		}
 		if gone {
