@@ -1,6 +1,9 @@
 package chatsurface
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // gestureSettle is the settle timer's delay (C88).
 const gestureSettle = 150
@@ -683,6 +686,28 @@ func (b *bounded) resizing() bool {
 		}
 	}
 	return len(b.dirty) > 0
+}
+
+// compensate keeps the content on screen still while a gesture lasts (C89
+// as changed): a notified root wholly above the view at the live S takes
+// its new size in the layout last written at once, and S moves by the
+// change, as the browser's own scroll anchoring would (off, C72). The
+// layout then still describes the DOM, so the gesture's end commit anchors
+// where the user looks; the root stays notified, and that commit measures
+// it (C85). rs and sizes are the notified roots and their sizes.
+func (b *bounded) compensate(rs []*residency, sizes []float64, s float64) {
+	d := 0.0
+	for _, r := range b.env.mountedRoots() { // ascending: ends include the changes above
+		i := slices.Index(rs, r)
+		if i < 0 || sizes[i] == b.layout.Size(r.mesid) || b.layout.End(r.mesid) > s+d {
+			continue
+		}
+		d += sizes[i] - b.layout.Size(r.mesid)
+		b.layout.SetSize(r.mesid, sizes[i])
+	}
+	if d != 0 {
+		b.writeScroll(s + d)
+	}
 }
 
 // atLiveEnd reports S + H ≥ scrollHeight − slack on a live read.

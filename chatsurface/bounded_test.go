@@ -666,3 +666,57 @@ func TestC145_GestureSweep(t *testing.T) {
 		t.Fatal(h.mounted())
 	}
 }
+
+// C89 as changed: during a gesture a root wholly above the view that changes
+// size moves S by the change at once (SillyTavern appends a message's image
+// ~200 ms after it mounts); roots the view starts in or shows do not, and
+// the gesture's end keeps the content where the user sees it.
+func TestC89_CompensatedAboveDuringGesture(t *testing.T) {
+	h := managedHarness(t, 1000)
+	h.create()
+	h.open()
+	if _, err := h.host.JumpToMessage(Num(495)); err != nil {
+		t.Fatal(err)
+	}
+	h.sch.flush()
+	h.dom.SetScrollTop(0, h.host.b.layout.Start(495)+10)
+	h.host.OnScroll() // a gesture begins
+	if h.host.Snapshot().State != StateGestureScrolling {
+		t.Fatal("a gesture must begin")
+	}
+	el := func(i int) Node { return h.host.MessageElement(i) }
+	top := h.dom.Rect(el(495)).Top
+	s0 := h.dom.scroll
+	h.dom.n(el(494)).size += 360
+	h.dom.n(el(493)).size += 40
+	h.host.OnResize([]Node{el(494), el(493)})
+	if h.dom.scroll != s0+400 || h.dom.Rect(el(495)).Top != top {
+		t.Fatalf("above the view: scroll %v → %v, top %v → %v", s0, h.dom.scroll, top, h.dom.Rect(el(495)).Top)
+	}
+	h.dom.n(el(494)).size -= 60 // shrinks again: compensated from its new size
+	h.host.OnResize([]Node{el(494)})
+	if h.dom.scroll != s0+340 || h.dom.Rect(el(495)).Top != top {
+		t.Fatalf("shrunk: scroll %v", h.dom.scroll)
+	}
+	s1 := h.dom.scroll
+	h.dom.n(el(495)).size += 100 // the view starts in it: content below moves
+	h.dom.n(el(497)).size += 100
+	h.host.OnResize([]Node{el(495), el(497)})
+	if h.dom.scroll != s1 {
+		t.Fatalf("a root the view starts in or shows must not move S: %v → %v", s1, h.dom.scroll)
+	}
+	h.sch.frame() // during the gesture: suspended, nothing committed
+	if h.host.Snapshot().State != StateGestureScrolling || h.dom.scroll != s1 {
+		t.Fatal("the gesture lasts")
+	}
+	h.sch.fireTimers()
+	h.sch.flush()
+	if h.host.Snapshot().State != StateSettled || h.dom.scroll != s1 || h.dom.Rect(el(495)).Top != top {
+		t.Fatalf("the gesture's end keeps the view: scroll %v → %v, top %v → %v", s1, h.dom.scroll, top, h.dom.Rect(el(495)).Top)
+	}
+	for _, i := range []int{493, 494, 495, 497} {
+		if got, want := h.host.b.layout.Size(i), h.dom.n(el(i)).size; got != want {
+			t.Fatalf("%d: layout %v, measured %v", i, got, want)
+		}
+	}
+}

@@ -515,12 +515,21 @@ func (h *Host) OnResize(roots []Node) {
 	if len(rs) == 0 {
 		return
 	}
+	var view Read
+	if b.gesture {
+		view = h.doc.QScroll(b.root)
+	}
 	h.doc.Sync()
+	sizes := make([]float64, len(rs))
 	for i, r := range rs {
-		if b.sizeOf(r, boxes[i]) != b.layout.Size(r.mesid) {
+		sizes[i] = b.sizeOf(r, boxes[i])
+		if sizes[i] != b.layout.Size(r.mesid) {
 			b.dirty[r.root] = true
 			b.scheduleGeometry()
 		}
+	}
+	if b.gesture {
+		b.compensate(rs, sizes, h.doc.F(view, 0))
 	}
 }
 

@@ -159,3 +159,51 @@ test('chat surface demo: scroll 10,000 messages, jump, switch chats in Chromium'
   assert.equal(await page.locator('#chat > .typing_indicator').count(), 0);
   assert.deepEqual(errors.map(String), []);
 });
+
+// C89 as changed (docs/chatsurface.md): while the user scrolls up, a message
+// above the view that grows (SillyTavern appends a message's image about
+// 200 ms after it mounts) does not push the content on screen down: S moves
+// by the growth in the same frame, and the gesture's end keeps the view.
+test('scrolling up: a message growing above the view does not move what is on screen (C89)', { skip, timeout: 120000 }, async (t) => {
+  const { page, url, errors } = await openDemo(t);
+  await page.goto(`${url}demo/surface.html`);
+  await page.waitForSelector('body[data-ready=true]');
+  const settled = () => page.waitForFunction(() => {
+    const s = window.demoSurface.host.snapshot();
+    return s.state === 'settled' && !s.runtime.scheduled;
+  }, null, { timeout: 20000 });
+  await settled();
+  await page.fill('#jump', '5000');
+  await page.click('#go');
+  await settled();
+  await page.evaluate(() => { document.getElementById('chat').scrollTop += 600; });
+  await settled();
+  const r = await page.evaluate(async () => {
+    const root = document.getElementById('chat');
+    const frame = () => new Promise((res) => requestAnimationFrame(res));
+    // A finger still on the touchpad: no scrollend yet (a programmatic
+    // scroll's would end the gesture at once), so the settle timer ends it.
+    const hold = (e) => e.stopPropagation();
+    document.addEventListener('scrollend', hold, true);
+    root.scrollTop -= 100;
+    await frame(); // the scroll notification: a gesture begins
+    const rootTop = root.getBoundingClientRect().top;
+    const roots = [...root.querySelectorAll(':scope > .mes')];
+    const first = roots.find((el) => el.getBoundingClientRect().bottom > rootTop + 1);
+    const above = roots[roots.indexOf(first) - 1];
+    const before = first.getBoundingClientRect().top;
+    above.style.paddingBottom = '360px'; // the image arrives
+    await frame();
+    await frame();
+    const state = window.demoSurface.host.snapshot().state;
+    const during = first.getBoundingClientRect().top;
+    document.removeEventListener('scrollend', hold, true);
+    return { state, before, during, mesid: first.getAttribute('mesid') };
+  });
+  assert.equal(r.state, 'gesture-scrolling', 'measured while the gesture lasts');
+  assert.ok(Math.abs(r.during - r.before) <= 1, `message ${r.mesid} moved from ${r.before} to ${r.during} during the gesture`);
+  await settled();
+  const after = await page.evaluate((m) => document.querySelector(`#chat > .mes[mesid="${m}"]`).getBoundingClientRect().top, r.mesid);
+  assert.ok(Math.abs(after - r.before) <= 1, `message ${r.mesid} moved from ${r.before} to ${after} after the gesture`);
+  assert.deepEqual(errors.map(String), []);
+});
