@@ -1,9 +1,6 @@
 package chatsurface
 
-import (
-	"math"
-	"slices"
-)
+import "math"
 
 // gestureSettle is the settle timer's delay (C88).
 const gestureSettle = 150
@@ -694,12 +691,12 @@ func (b *bounded) resizing() bool {
 // change, as the browser's own scroll anchoring would (off, C72). The
 // layout then still describes the DOM, so the gesture's end commit anchors
 // where the user looks; the root stays notified, and that commit measures
-// it (C85). rs and sizes are the notified roots and their sizes.
+// it (C85). rs, ascending, and sizes are the notified roots and their
+// sizes; a root's end includes the changes taken above it.
 func (b *bounded) compensate(rs []*residency, sizes []float64, s float64) {
 	d := 0.0
-	for _, r := range b.env.mountedRoots() { // ascending: ends include the changes above
-		i := slices.Index(rs, r)
-		if i < 0 || sizes[i] == b.layout.Size(r.mesid) || b.layout.End(r.mesid) > s+d {
+	for i, r := range rs {
+		if sizes[i] == b.layout.Size(r.mesid) || b.layout.End(r.mesid) > s+d {
 			continue
 		}
 		d += sizes[i] - b.layout.Size(r.mesid)

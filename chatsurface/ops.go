@@ -503,8 +503,8 @@ func (h *Host) OnResize(roots []Node) {
 	b := &h.b
 	var rs []*residency
 	var boxes []sizeRead
-	for _, n := range roots {
-		for _, r := range h.mounted {
+	for _, r := range h.mounted { // ascending, as compensate needs
+		for _, n := range roots {
 			if r.root == n {
 				rs = append(rs, r)
 				boxes = append(boxes, b.qSize(r, false))
