@@ -29,3 +29,43 @@ func TestS105_NULTailIsTorn(t *testing.T) {
 		t.Fatalf("NULs before the last line: %v", err)
 	}
 }
+
+// S105: a whole last record without its newline, then NUL bytes (the next
+// write extended the file but its blocks, newline included, never reached
+// the disk): the record stays; the torn part starts after it, and the
+// repair cuts there, leaving the record for writers to terminate.
+func TestS105_WholeRecordThenNULsKeepsTheRecord(t *testing.T) {
+	b, err := os.ReadFile(fixturePath("f.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := b[:len(b)-1] // seq 19, complete, no newline
+	torn := append(append([]byte{}, whole...), make([]byte, 64)...)
+	_, err = DecodeBytes(torn, DecodeOptions{})
+	e, ok := err.(*Error)
+	if !ok || e.Code != CodeTornTail || e.Offset == nil || *e.Offset != int64(len(whole)) {
+		t.Fatalf("%v", err)
+	}
+	l, err := DecodeBytes(torn, DecodeOptions{AllowTornTail: true})
+	if err != nil || !l.Tail.Torn || !l.Tail.Unterminated || l.Tail.Offset != int64(len(whole)) || l.Tail.TornBytes != 64 || l.Len() != 20 {
+		t.Fatalf("%v %+v", err, l.Tail)
+	}
+	r, err := PlanRepair(torn, "f", 1, DecodeOptions{})
+	if err != nil || r.Action != "truncate" || r.TruncateTo != int64(len(whole)) || r.Events != 20 {
+		t.Fatalf("%v %+v", err, r)
+	}
+	// A torn record (incomplete JSON) then NULs is torn from its start.
+	cut := append(append([]byte{}, whole[:len(whole)-5]...), make([]byte, 8)...)
+	if _, err := DecodeBytes(cut, DecodeOptions{}); err == nil || *err.(*Error).Offset != int64(len(whole)-len(lastLine(whole))) {
+		t.Fatalf("%v", err)
+	}
+}
+
+func lastLine(b []byte) []byte {
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] == '\n' {
+			return b[i+1:]
+		}
+	}
+	return b
+}

@@ -289,10 +289,20 @@ func (d *decoder) finish(b []byte, pos int, line []byte, lineNo int) (*Log, erro
 		}
 		return d.done(int64(len(b)), true)
 	}
+	// A whole record without its newline, then the zero-filled blocks of the
+	// next write, which never reached the disk (its newline among them): the
+	// record stays, and the torn part starts after it.
+	unterminated := false
+	if rec := bytes.TrimRight(line, "\x00"); len(rec) < len(line) && len(bytes.TrimSpace(rec)) > 0 && json.Valid(rec) {
+		if err := d.line(rec, lineNo); err != nil {
+			return nil, err
+		}
+		pos, line, unterminated = pos+len(rec), line[len(rec):], true
+	}
 	if !d.opts.AllowTornTail || d.log == nil {
 		return nil, tornTail(int64(pos), lineNo, line)
 	}
-	l, err := d.done(int64(pos), false)
+	l, err := d.done(int64(pos), unterminated)
 	if err != nil {
 		return nil, err
 	}
