@@ -99,6 +99,9 @@ export function credentialCheck(token) {
  */
 export function harnessPort(ctx, token) {
   const authorize = credentialCheck(token);
+  // One port object per harness agent: the route tells a resumed session's
+  // new agent from the one its pending wake went to by it (S65).
+  const agents = new WeakMap();
   return {
     // The harness prints and opens http://127.0.0.1:<port>; the route
     // answers on that one origin (S85.1).
@@ -123,14 +126,18 @@ export function harnessPort(ctx, token) {
       const a = ctx.agents.get(id);
       const s = ctx.sessions.get(id);
       if (!a || (s && a.session !== s)) return undefined;
-      return {
-        get status() { return a.status; },
-        // The harness's own wake-up (S64): followup where offered, else a
-        // waking send to the next turn.
-        followup: (message) => (typeof a.followup === 'function'
-          ? a.followup(message)
-          : a.send(message, 'next-turn', true)),
-      };
+      let p = agents.get(a);
+      if (!p) {
+        agents.set(a, p = {
+          get status() { return a.status; },
+          // The harness's own wake-up (S64): followup where offered, else a
+          // waking send to the next turn.
+          followup: (message) => (typeof a.followup === 'function'
+            ? a.followup(message)
+            : a.send(message, 'next-turn', true)),
+        });
+      }
+      return p;
     },
   };
 }

@@ -31,7 +31,24 @@ function unwrap(envelope) {
 }
 
 function call(name, id, input, args) {
+  const lone = loneSurrogate(input);
+  if (lone) throw new SessionLogError('invalid-log', lone.error, lone);
   return unwrap(host.call(name, id, bytesIn(input ?? ''), args === undefined ? '' : JSON.stringify(args)));
+}
+
+// A log or event given as a string crosses as UTF-8, where a lone surrogate
+// would arrive as U+FFFD: silently changed. No file can hold one (its bytes
+// are UTF-8), so such a string is refused, at the line it is on (S6).
+const LONE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+function loneSurrogate(input) {
+  if (typeof input !== 'string' || input.isWellFormed()) return null;
+  const at = input.search(LONE);
+  const line = input.slice(0, at).split('\n').length;
+  const unit = input.charCodeAt(at).toString(16).toUpperCase();
+  return {
+    line, rule: 'S6',
+    error: `line ${line}: a lone surrogate (\\u${unit}) at character ${at}, which UTF-8 cannot carry: it would arrive changed`,
+  };
 }
 
 // Go sizes its copy of a log's bytes by their length: a subclass whose
@@ -86,6 +103,8 @@ const encode = (event) => (typeof event === 'string' ? event : losslessJSON(even
 
 /** Validate a whole log: a verdict, not a throw, for an invalid log. */
 export function validate(log, options = {}) {
+  const lone = loneSurrogate(log);
+  if (lone) return { ok: false, code: 'invalid-log', error: lone.error, line: lone.line, rule: lone.rule, seq: null };
   return call('validate', 0, log, { options });
 }
 
@@ -155,6 +174,17 @@ export function openLog(log, options = {}) {
 // The port Go's route talks to (wasm/host/port_js.go): the host's objects,
 // with event parts crossing as JSON text.
 function goPort(h) {
+  // One port object per agent of the host, so Go can tell a reloaded
+  // session's new agent from the one a pending wake went to (S65).
+  const agents = new WeakMap();
+  const agentPort = (a) => {
+    if ((typeof a !== 'object' && typeof a !== 'function') || a === null) {
+      return { status: () => a?.status, followup: (m) => a.followup(JSON.parse(m)) };
+    }
+    let p = agents.get(a);
+    if (!p) agents.set(a, p = { status: () => a.status, followup: (m) => a.followup(JSON.parse(m)) });
+    return p;
+  };
   return {
     origin: () => String(h.origin),
     version: () => String(h.version),
@@ -169,7 +199,7 @@ function goPort(h) {
           s.append(type, JSON.parse(data), { surfaceOp: JSON.parse(surfaceOp), sourceEventSeqs }),
         agent() {
           const a = h.agent(id);
-          return a == null ? null : { status: () => a.status, followup: (m) => a.followup(JSON.parse(m)) };
+          return a == null ? null : agentPort(a);
         },
       };
       if (typeof s.flush === 'function') port.flush = () => s.flush();

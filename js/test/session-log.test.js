@@ -32,6 +32,25 @@ test('validate answers a verdict for valid and invalid logs (C16, S102)', () => 
   assert.deepEqual(v0, { ok: true, version: 0, events: 0 });
 });
 
+test('S6: a log or event given as a string with a lone surrogate is refused, not changed to U+FFFD on its way to Go', () => {
+  const text = F.toString('utf8');
+  const line = '{"type":"user/message","seq":20,"time":1,"data":{"id":"x","role":"user","content":[{"type":"text","text":"A\ud800B"}],"source":{"kind":"user"}},"surfaceOp":"append"}';
+  assert.equal(JSON.parse(line).data.content[0].text, 'A\ud800B', 'JSON keeps it');
+  const v = validate(text + line + '\n');
+  assert.equal(v.ok, false);
+  assert.equal(v.code, 'invalid-log');
+  assert.equal(v.line, 22);
+  assert.match(v.error, /^line 22: a lone surrogate \(\\uD800\)/);
+  assert.equal(thrown(() => fold(text + line + '\n')).code, 'invalid-log');
+  const log = openLog(text);
+  const e = thrown(() => log.append(line));
+  assert.ok(e instanceof SessionLogError);
+  assert.equal(e.code, 'invalid-log');
+  assert.equal(log.length, 20, 'nothing appended');
+  assert.equal(log.append(line.replace('\ud800', '\u{1F600}')), 20, 'the next append works');
+  assert.deepEqual(validate(text + line.replace('\ud800', '\ud83d\ude00') + '\n'), { ok: true, version: 4, events: 21 }, 'a pair is fine');
+});
+
 test('validate reports the first violation with its seq and rule (V1, C02)', () => {
   const lines = F.toString('utf8').trimEnd().split('\n');
   lines.push(JSON.stringify({ type: 'turn/start', seq: 21, time: 1, data: { turn: 3 } }));

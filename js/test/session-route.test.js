@@ -93,6 +93,29 @@ test('regenerate wakes once; a second one is busy until the trigger lands (C47, 
   assert.equal(st.assistantRows.find((a) => a.seq === 24).regenerable, true);
 });
 
+test('S65: a wake pending with an agent the session no longer has ends (unloaded and loaded again); an unknown status is busy', async () => {
+  const t = setup();
+  assert.equal((await send(t, 'regenerate', { body: { session: 'sF', target: { messageId: 'u2' } } })).value.seq, 20);
+  const agent = t.agent;
+  assert.equal((await send(t, 'regenerate', { body: { session: 'sF', target: { messageId: 'u2' } } })).error.code, 'agent-busy');
+  assert.equal((await send(t, 'state')).value.wakePending, true, 'the same agent: still pending');
+  t.host.unload('sF');
+  t.host.load(t.path, { agent: new Agent() });
+  const st = (await send(t, 'state')).value;
+  assert.deepEqual([st.wakePending, st.agentRunning], [false, false]);
+  const again = await send(t, 'regenerate', { body: { session: 'sF', target: { messageId: 'u2' } } });
+  assert.equal(again.status, 200, JSON.stringify(again.error));
+  assert.equal(t.host.agent('sF').followups.length, 1, 'the new agent is woken');
+  assert.equal(agent.followups.length, 1);
+  for (const status of ['busy', 'IDLE']) {
+    const u = setup();
+    u.agent.status = status;
+    const r = await send(u, 'regenerate', { body: { session: 'sF', target: { messageId: 'u2' } } });
+    assert.equal(r.error?.code, 'agent-busy', status);
+    assert.equal(u.agent.followups.length, 0);
+  }
+});
+
 test('status table across the bridge (S86); refusals write nothing (S76)', async () => {
   const t = setup();
   const before = readFileSync(t.path);

@@ -85,10 +85,26 @@ type Flusher interface {
 
 // Agent is a session's live agent (S2).
 type Agent interface {
-	// Status is "idle" or "running".
+	// Status is "idle" or "running"; anything else is not known to be idle.
 	Status() string
 	// Followup queues a message that wakes the agent (S64).
 	Followup(message json.RawMessage) error
+}
+
+// SameAgent is an Agent that can tell whether another is the same live
+// agent. A wake pending with an agent the session no longer has is never
+// delivered (the session was unloaded and loaded again, the harness
+// restarted it), so it ends (S65); without it a wake ends only with its
+// trigger.
+type SameAgent interface {
+	Same(other Agent) bool
+}
+
+// wake is a followup this editor sent: its trigger id and the agent that
+// took it (S65).
+type wake struct {
+	trigger string
+	agent   Agent
 }
 
 // Registry is where the host registers exact fetch routes. Handle may
@@ -129,12 +145,12 @@ type Handler struct {
 
 	mu    sync.Mutex
 	locks map[string]*fifo // per-session operation lock (S80)
-	wakes map[string]string
+	wakes map[string]wake
 }
 
 // New returns a handler for port without registering it anywhere.
 func New(port Port) *Handler {
-	return &Handler{port: port, locks: map[string]*fifo{}, wakes: map[string]string{}}
+	return &Handler{port: port, locks: map[string]*fifo{}, wakes: map[string]wake{}}
 }
 
 // fifo is a first-in-first-out lock; sync.Mutex promises no order (S80).
@@ -452,6 +468,12 @@ func notLoaded() *httpError {
 	return fail(sessionlog.CodeSessionNotLoaded, "This session is not loaded. Send a message to resume it first, then edit.")
 }
 
+// gone reports that the agent a wake went to is not the session's agent now.
+func gone(woken, now Agent) bool {
+	s, ok := woken.(SameAgent)
+	return ok && !s.Same(now)
+}
+
 // snapshot folds the session's events and settles the pending wake: it ends
 // once its trigger appears in the log (S65).
 func (h *Handler) snapshot(id string, s Session, a Agent) (*sessionlog.Log, sessionlog.Env, *httpError) {
@@ -464,13 +486,13 @@ func (h *Handler) snapshot(id string, s Session, a Agent) (*sessionlog.Log, sess
 		return nil, sessionlog.Env{}, fail(sessionlog.CodeInternal, "the live session log does not fold: %v", err)
 	}
 	h.mu.Lock()
-	trigger, pending := h.wakes[id]
-	if pending && l.HasMessageID(trigger) {
+	w, pending := h.wakes[id]
+	if pending && (l.HasMessageID(w.trigger) || gone(w.agent, a)) {
 		delete(h.wakes, id)
 		pending = false
 	}
 	h.mu.Unlock()
-	return l, sessionlog.Env{AgentRunning: a.Status() == "running", WakePending: pending}, nil
+	return l, sessionlog.Env{AgentRunning: a.Status() != "idle", WakePending: pending}, nil
 }
 
 func (h *Handler) operate(id string, req sessionlog.Request) (any, *httpError) {
@@ -490,6 +512,14 @@ func (h *Handler) operate(id string, req sessionlog.Request) (any, *httpError) {
 		return nil, fromLog(err)
 	}
 	if p.Unchanged {
+		// Unchanged against the live session, which may hold the change
+		// from an attempt whose flush failed: it is no success until that
+		// is on disk (S4, S52). A flush with nothing pending does nothing.
+		if f, isFlusher := s.(Flusher); isFlusher {
+			if err := f.Flush(); err != nil {
+				return nil, fail(sessionlog.CodeInternal, "The session holds changes that are not saved yet, and persisting them failed, so nothing is confirmed: %v", err)
+			}
+		}
 		return map[string]any{"unchanged": true}, nil
 	}
 	ev := p.Event
@@ -516,7 +546,7 @@ func (h *Handler) operate(id string, req sessionlog.Request) (any, *httpError) {
 	}
 	triggerID := sessionlog.TriggerIDPrefix + strconv.Itoa(seq)
 	h.mu.Lock()
-	h.wakes[id] = triggerID
+	h.wakes[id] = wake{triggerID, a}
 	h.mu.Unlock()
 	return map[string]any{"seq": seq, "shadowedSeqs": p.ShadowedSeqs, "triggerId": triggerID}, nil
 }

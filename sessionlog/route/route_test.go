@@ -122,6 +122,7 @@ type fakeAgent struct {
 }
 
 func (a *fakeAgent) Status() string { return a.status }
+func (a *fakeAgent) Same(o Agent) bool { return Agent(a) == o }
 func (a *fakeAgent) Followup(m json.RawMessage) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -317,6 +318,33 @@ func TestC57_RouteBusy(t *testing.T) {
 	if e.s.log.Len() != 20 || len(e.a.followups) != 0 {
 		t.Fatal("busy wrote")
 	}
+}
+
+// S65, S2: a status other than "idle" is not known to be idle; a pending
+// wake ends when the session's agent is another one (the session was loaded
+// again), since the agent that took it is gone, as it does with its trigger.
+func TestS65_BusyUnlessIdle_WakeEndsWithItsAgent(t *testing.T) {
+	for _, st := range []string{"busy", "IDLE", ""} {
+		e := setup(t)
+		e.a.status = st
+		w, env := e.do(t, "POST", PathRegenerate, `{"session":"sF","target":{"messageId":"u2"}}`)
+		wantFail(t, w, env, 409, "agent-busy")
+		if e.s.log.Len() != 20 {
+			t.Fatalf("status %q wrote", st)
+		}
+	}
+	e := setup(t)
+	w, env := e.do(t, "POST", PathRegenerate, `{"session":"sF","target":{"messageId":"u2"}}`)
+	wantValue(t, w, env, `{"seq":20,"shadowedSeqs":[15,17],"triggerId":"tavern-core-message-editor:trigger:20"}`)
+	w, env = e.do(t, "POST", PathRegenerate, `{"session":"sF","target":{"messageId":"u2"}}`)
+	wantFail(t, w, env, 409, "agent-busy") // the wake is pending
+	e.s.agent = &fakeAgent{status: "idle"} // loaded again: a new agent
+	w, env = e.do(t, "GET", PathState+"?session=sF", "")
+	if w.Code != 200 || !strings.Contains(string(env.Value), `"wakePending":false`) {
+		t.Fatal(string(env.Value))
+	}
+	w, env = e.do(t, "POST", PathRegenerate, `{"session":"sF","target":{"messageId":"u2"}}`)
+	wantValue(t, w, env, `{"seq":21,"shadowedSeqs":[20],"triggerId":"tavern-core-message-editor:trigger:21"}`)
 }
 
 // C60, S68: the only partial outcome.
@@ -720,7 +748,17 @@ func TestC66_AppendAndFlushFailures(t *testing.T) {
 	if e.s.log.Len() != 21 || !strings.Contains(env.Error.Message, "unconfirmed") {
 		t.Fatal(env.Error.Message)
 	}
+	// The user retries the same edit: the live session already has it, so
+	// the plan is unchanged, but it is not on disk. No success before the
+	// pending write persisted (S4, S52).
+	w, env = e.do(t, "POST", PathEdit, `{"session":"sF","target":{"messageId":"u1"},"text":"q1*"}`)
+	wantFail(t, w, env, 500, "internal")
+	if e.s.log.Len() != 21 || !strings.Contains(env.Error.Message, "not saved yet") {
+		t.Fatal(env.Error.Message)
+	}
 	e.s.flushErr = nil
+	w, env = e.do(t, "POST", PathEdit, `{"session":"sF","target":{"messageId":"u1"},"text":"q1*"}`)
+	wantValue(t, w, env, `{"unchanged":true}`)
 	w, env = e.do(t, "POST", PathEdit, `{"session":"sF","target":{"messageId":"u1"},"text":"q1**"}`)
 	wantValue(t, w, env, `{"unchanged":false,"seq":21,"replacedSeq":20,"inFlight":false}`)
 }

@@ -125,6 +125,13 @@ func (s jsFlushingSession) Flush() error {
 
 type jsAgent struct{ v js.Value }
 
+// Same compares the port's agent objects, one per live agent of the host
+// (js/session-log.js keeps them), by identity (route.SameAgent).
+func (a jsAgent) Same(other route.Agent) bool {
+	o, ok := other.(jsAgent)
+	return ok && a.v.Equal(o.v)
+}
+
 func (a jsAgent) Status() string {
 	v, err := jsCall(func() js.Value { return a.v.Call("status") })
 	if err != nil || v.Type() != js.TypeString {
