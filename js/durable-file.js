@@ -87,7 +87,9 @@ export function appendDurable(path, size, data) {
   try {
     const actual = fs.fstatSync(fd).size;
     if (actual !== size) {
-      throw new Error(`${path} is ${actual} bytes on disk, not the ${size} this session wrote: it was changed outside the host, so nothing was written`);
+      const e = new Error(`${path} is ${actual} bytes on disk, not the ${size} this session wrote: it was changed outside the host, so nothing was written`);
+      e.code = 'changed-outside';
+      throw e;
     }
     try {
       writeAll(fd, buf, size);

@@ -66,18 +66,25 @@ export class LiveSession {
   }
 
   constructor(path, bytes, { clock = Date.now } = {}) {
-    this.#log = openLog(bytes);
-    this.#size = bytes.length;
-    this.#needsNewline = this.#log.tail?.unterminated === true;
-    // The events as the harness holds them in memory: packed chunk rows
-    // expanded, older v0 shapes migrated (Go's reader decides both).
-    const lines = this.#log.encode().split('\n');
-    lines.pop();
-    this.header = JSON.parse(lines[0]);
-    this.#events = lines.slice(1).map((l) => JSON.parse(l));
+    this.#adopt(bytes);
     this.path = path;
     this.id = this.header.id;
     this.clock = clock;
+  }
+
+  // Take the log the file's bytes hold as this session's (nothing pending).
+  #adopt(bytes, log = openLog(bytes)) {
+    // The events as the harness holds them in memory: packed chunk rows
+    // expanded, older v0 shapes migrated (Go's reader decides both).
+    const lines = log.encode().split('\n');
+    lines.pop();
+    this.header = JSON.parse(lines[0]);
+    this.#events = lines.slice(1).map((l) => JSON.parse(l));
+    this.#log?.close();
+    this.#log = log;
+    this.#size = bytes.length;
+    this.#needsNewline = log.tail?.unterminated === true;
+    this.#pending = [];
   }
 
   get headerVersion() { return this.#log.version; }
@@ -112,9 +119,36 @@ export class LiveSession {
   flush() {
     if (this.#pending.length === 0) return;
     const text = (this.#needsNewline ? '\n' : '') + this.#pending.join('\n') + '\n';
-    this.#size = appendDurable(this.path, this.#size, text);
+    try {
+      this.#size = appendDurable(this.path, this.#size, text);
+    } catch (err) {
+      if (err?.code === 'changed-outside') this.#reload(err);
+      throw err;
+    }
     this.#needsNewline = false;
     this.#pending = [];
+  }
+
+  // Another writer changed the file: the events pending here were never
+  // acknowledged and can no longer be written after what this session
+  // read, so the session takes the file as it is now, and the next call
+  // works on it instead of failing the same way for good. The error says
+  // so; a file that no longer reads as this session's log stays refused.
+  #reload(err) {
+    const dropped = this.#pending.length;
+    let bytes, log;
+    try {
+      bytes = readFileSync(this.path);
+      log = openLog(bytes);
+      const id = JSON.parse(log.encode().split('\n', 1)[0]).id;
+      if (id !== this.id) throw new Error(`it now holds session ${JSON.stringify(id)}`);
+    } catch (cause) {
+      log?.close();
+      err.message += `; reloading it failed too (${cause.message}), so this session cannot write to it until it is loaded again`;
+      return;
+    }
+    this.#adopt(bytes, log);
+    err.message += `; this session dropped its ${dropped} unsaved event(s) and now holds the file as it is (${this.#events.length} events)`;
   }
 
   close() {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs, { mkdtempSync, copyFileSync, readFileSync, writeFileSync, appendFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
-import { LiveSession, SessionHost, repairLog } from '../session-host.js';
+import { LiveSession, SessionHost, Agent, repairLog } from '../session-host.js';
 import { validate, fold, openLog, planRepair, SessionLogError, EDITOR_PATHS, VERSION_HEADER } from '../session-log.js';
 import { writeFileDurable, appendDurable, truncateDurable } from '../durable-file.js';
 
@@ -98,7 +98,42 @@ test('S109: a file changed behind the session\'s back is not written to', () => 
   s.append('turn/start', { turn: 3 });
   const e = thrown(() => s.flush());
   assert.match(e.message, /changed outside the host, so nothing was written/);
+  assert.equal(e.code, 'changed-outside');
   assert.equal(validate(readFileSync(path)).events, 21);
+  // The pending event was never acknowledged: the session drops it and holds
+  // the file as it is, so the next write works instead of failing for good.
+  assert.match(e.message, /dropped its 1 unsaved event\(s\) and now holds the file as it is \(21 events\)/);
+  assert.equal(s.length, 21);
+  assert.equal(s.snapshot().at(-1).data.turn, 3);
+  s.append('turn/end', { turn: 3 });
+  s.flush();
+  assert.deepEqual(validate(readFileSync(path)), { ok: true, version: 4, events: 22 });
+  // A file that is no longer a log this session can read stays refused.
+  appendFileSync(path, '{"type":"turn/start"');
+  s.append('turn/start', { turn: 4 });
+  const torn = thrown(() => s.flush());
+  assert.match(torn.message, /reloading it failed too \(.*torn.*\), so this session cannot write to it until it is loaded again/);
+});
+
+test('S109: two hosts serving one file: the one that lost the race says so and works on the file as it is', async () => {
+  const path = tmpCopy('f.jsonl');
+  const a = new SessionHost({ origin: ORIGIN, version: VERSION });
+  const b = new SessionHost({ origin: ORIGIN, version: VERSION });
+  a.load(path, { agent: new Agent() });
+  b.load(path, { agent: new Agent() });
+  a.mountEditor(); b.mountEditor();
+  const send = async (h, messageId, text) => (await h.fetch(new Request(`${ORIGIN}${EDITOR_PATHS.edit}`, {
+    method: 'POST', headers: { [VERSION_HEADER]: VERSION, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ session: 'sF', target: { messageId }, text }),
+  }))).json();
+  assert.equal((await send(a, 'u1', 'from A')).ok, true);
+  const lost = await send(b, 'u2', 'from B');
+  assert.equal(lost.error.code, 'internal');
+  assert.match(lost.error.message, /unconfirmed.*changed outside the host.*dropped its 1 unsaved event/);
+  const won = await send(b, 'u2', 'from B');
+  assert.equal(won.ok, true, 'the next call works');
+  const texts = fold(readFileSync(path)).messages.flatMap((m) => m.content.map((c) => c.text));
+  assert.ok(texts.includes('from A') && texts.includes('from B'), texts.join(' | '));
 });
 
 test('S109: creating a session file and replacing a file are durable (file, then directory)', (t) => {
