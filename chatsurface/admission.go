@@ -64,8 +64,11 @@ func ValidateRuntimeLimit(v Value) (int, error) {
 	if !v.isInteger() || v.Num < 1 {
 		return 0, newTypeError(CodeAdmission, "RuntimeAdmission maxActive must be a positive integer")
 	}
-	if v.Num > 1<<30 {
-		return 1 << 30, nil
+	// Any budget admits at most every candidate; a larger integer than Go's
+	// int can hold exactly (e.g. 1e300, Number.isInteger) reads as the
+	// largest exact one, which snapshots report as given up to it.
+	if v.Num > 1<<53-1 {
+		return 1<<53 - 1, nil
 	}
 	return int(v.Num), nil
 }

@@ -68,7 +68,9 @@ func (h *Host) commitPhases(proj []int, replace map[int]bool, layout *Window) er
 		}
 		return h.verifyCommit()
 	}
-	if len(proj) > 0 && !h.reg.frozen {
+	// A participant fault is permanent for the page (C23): a new host's
+	// epoch meets it at its first non-empty projection, as C22's does.
+	if len(proj) > 0 && (!h.reg.frozen || h.reg.fault != nil) {
 		if err := h.reg.freeze(); err != nil {
 			return h.fail(err)
 		}

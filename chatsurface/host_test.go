@@ -146,6 +146,26 @@ func TestC23_S14_FaultAfterFreeze(t *testing.T) {
 	}
 }
 
+// C23 with C22: the participant fault is permanent for the page, so a host
+// created after the faulted one was disposed meets it at its first
+// non-empty projection, which faults that epoch and mounts nothing.
+func TestC23_FaultMeetsTheNextHost(t *testing.T) {
+	h := staticHarness(t, "m0")
+	a := h.participant("a", hooks{mount: nop})
+	h.create()
+	h.mustRender()
+	h.page.Registry.Fault(a, h.js.throw(errTest("E")))
+	f := h.host.Fault()
+	if err := h.host.Dispose(); err != f {
+		t.Fatalf("dispose: %v", err)
+	}
+	mat := h.js.mat
+	h.create()
+	if err := h.render(); err != f || h.host.Fault() != f || h.js.mat != mat {
+		t.Fatalf("the next host: %v, fault %v, %d materialized", err, h.host.Fault(), h.js.mat-mat)
+	}
+}
+
 type errTest string
 
 func (e errTest) Error() string { return string(e) }

@@ -12,6 +12,9 @@ type RenderOptions struct {
 	// getter threw, or ErrReplaceTooLong. It is thrown once the call's
 	// C112a checks passed, as an argument error: it does not fault.
 	Err error
+	// Label is the operation C109 names, when not render: updateContent,
+	// whose options threw (Err), runs only the checks.
+	Label string
 }
 
 // ErrReplaceTooLong refuses a replace list longer than any chat[] the host
@@ -42,10 +45,13 @@ func (h *Host) Open() error {
 // Render is render() (C93, C100).
 func (h *Host) Render(o RenderOptions) error {
 	defer h.doc.Sync() // the batch this call queued reaches the DOM
-	if !h.managed {
-		return h.renderStatic(LabelRender, o)
+	if o.Label == "" {
+		o.Label = LabelRender
 	}
-	if err := h.begin(LabelRender, true); err != nil {
+	if !h.managed {
+		return h.renderStatic(o.Label, o)
+	}
+	if err := h.begin(o.Label, true); err != nil {
 		return err
 	}
 	defer h.end()

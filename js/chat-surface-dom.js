@@ -517,9 +517,12 @@ RUN[OP.ROOT_ATTRS] = () => {
 };
 RUN[OP.SET_ATTR] = () => { const x = node(); const k = name(); touched.add(x); P.setAttr.call(x, k, s()); };
 RUN[OP.REMOVE_ATTR] = () => { const x = node(); touched.add(x); P.removeAttr.call(x, name()); };
+// An inline style crosses with its priority as CSS text ("auto !important"),
+// so a value read and written back is the one the page had (C72, C107).
 RUN[OP.SET_STYLE] = () => {
   const x = node(); const k = name(); const v = s();
-  if (v === '') x.style.removeProperty(k); else x.style.setProperty(k, v);
+  const important = v.endsWith(' !important');
+  if (v === '') x.style.removeProperty(k); else x.style.setProperty(k, important ? v.slice(0, -11) : v, important ? 'important' : '');
 };
 RUN[OP.SPACER] = () => {
   const id = i32(); const kind = DOM_SPACER[u()]; // (read first: a custom element's constructor is page code)
@@ -573,7 +576,10 @@ RUN[OP.READ_ATTR] = () => {
   const x = node(); const v = P.getAttr.call(x, name());
   if (v === null) unit(0); else { unit(1); str(v); }
 };
-RUN[OP.READ_STYLE] = () => { const x = node(); str(x.style.getPropertyValue(name())); };
+RUN[OP.READ_STYLE] = () => {
+  const x = node(); const k = name(); const v = x.style.getPropertyValue(k);
+  str(v && x.style.getPropertyPriority(k) ? `${v} !important` : v);
+};
 RUN[OP.READ_CHILDREN_CHANGED] = () => {
   const x = node();
   const d = cur;

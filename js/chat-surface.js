@@ -126,12 +126,18 @@ let idScratch = new Uint16Array(1024);
 // The structural pass (fast lane): ids written into Go's buffer, two units
 // each. -1:
 // chat[fx.bad] is not an object; -2: the host threw; -3: the length fx.bad
-// is over the limit, so Go allocates nothing for it (C146).
+// is over the limit, so Go allocates nothing for it (C146). No chat[] at
+// all (undefined or null: a chat not loaded yet) is the surface's TypeError,
+// faulting as a throw would.
 fx.messages = (h) => {
   const H = hosts.get(h);
   let list;
   let n;
-  try { list = H.getMessages.call(undefined); n = lengthOf(list); } catch (e) { recordThrow(e); return -2; }
+  try {
+    list = H.getMessages.call(undefined);
+    if (list == null) throw new TypeError('ChatSurface getMessages() must return chat[], not undefined or null');
+    n = lengthOf(list);
+  } catch (e) { recordThrow(e); return -2; }
   if (n > SURFACE_LIMIT.MAX_MESSAGES) { fx.bad = n; return -3; }
   // Collected here, then copied into Go's buffer at once: reading list[i]
   // may run page code (a getter, a Proxy) that calls into Go, which uses
@@ -532,9 +538,20 @@ const api = Object.freeze({ protocolVersion: 1, isManagedOwnershipRequired, regi
 /** Install `target.__TAURITAVERN__.api.chatSurface` (C11, C12). */
 export function installChatSurfaceApi(target, options) {
   const managed = options !== null && typeof options === 'object' ? options.managed : undefined;
-  const tauri = target.__TAURITAVERN__;
-  const apiProp = tauri !== null && typeof tauri === 'object' ? tauri.api : undefined;
-  const first = check(fx.install(managed, tauri, apiProp));
+  // Steps 1–2 before the target is looked at (a getter there runs page
+  // code), then step 3 with what it holds; a failure there takes back a
+  // first install's record.
+  const first = check(fx.install(managed, undefined, undefined));
+  let tauri;
+  let apiProp;
+  try {
+    tauri = target.__TAURITAVERN__;
+    apiProp = tauri !== null && typeof tauri === 'object' ? tauri.api : undefined;
+    check(fx.install(managed, tauri, apiProp));
+  } catch (err) {
+    if (first) fx.forget();
+    throw err;
+  }
   // Go accepted: write steps 4–5. A write that throws (a frozen target)
   // takes back the ones before it, and a first install's record: a failed
   // install writes nothing and records nothing (C11).
@@ -646,24 +663,31 @@ export function createChatSurfaceHost(options) {
     throw e;
   }
   const nodeOf = (n) => (n ? hosts.get(self.id)?.dom.nodeOrNull(n) ?? null : null);
-  const op = (code, a, b, w) => check(fx.op(self.id, code, a, b, w));
+  const op = (code, a, b, w, threw) => check(fx.op(self.id, code, a, b, w, threw));
   // An operation whose Promise Go settles once its requests settle (C130).
-  const waited = (code, a, b) => {
+  const waited = (code, a, b, threw) => {
     const [promise, w] = newWait({});
-    try { op(code, a, b, w); } catch (e) { waits.delete(w); throw e; }
+    try { op(code, a, b, w, threw); } catch (e) { waits.delete(w); throw e; }
     return promise;
+  };
+  // An options object's fields, read here; a getter that throws is
+  // recorded for Go, which throws it after C112a's checks (threw = 1).
+  const fields = (opts, read) => {
+    if (opts === null || typeof opts !== 'object') return [read({}), 0];
+    try { return [read(opts), 0]; } catch (e) { recordThrow(e); return [read({}), 1]; }
   };
   return Object.freeze({
     open() { return waited(OP.OPEN); },
     render(opts) {
-      const r = opts !== null && typeof opts === 'object' ? opts : {};
-      return waited(OP.RENDER, Array.isArray(r.replace) ? r.replace : undefined, r.first);
+      const [[replace, first], threw] = fields(opts, (r) => [Array.isArray(r.replace) ? r.replace : undefined, r.first]);
+      return waited(OP.RENDER, replace, first, threw);
     },
     updateContent(mesid, opts) {
-      return op(OP.UPDATE, mesid, opts !== null && typeof opts === 'object' ? opts.transient : undefined);
+      const [transient, threw] = fields(opts, (r) => r.transient);
+      return op(OP.UPDATE, mesid, transient, 0, threw);
     },
     finishContent(mesid, event, ...args) {
-      const [promise, w] = newWait({ emit: given.emit, event, args, mesid }); // read when called, as before
+      const [promise, w] = newWait({ emit: o.emit, event, args, mesid }); // read once, at creation (C140)
       try { check(fx.finish(self.id, mesid, event !== undefined, w)); } catch (e) { waits.delete(w); throw e; }
       return promise;
     },

@@ -177,11 +177,20 @@ test('C4/C146: chat[] lengths are read as array lengths, checked before anything
   x.host.resetEpoch();
   assert.equal(thrown(() => x.host.open()), boom);
   assert.equal(x.host.getFault(), boom);
-  list = null;
+  // getMessages() returning undefined or null (a chat not loaded yet): the
+  // surface's own coded TypeError, not the facade's reading of `length`.
+  for (const none of [null, undefined]) {
+    list = none;
+    x.host.resetEpoch();
+    e = thrown(() => x.host.open());
+    assert.ok(e instanceof TypeError, String(e));
+    assert.equal(e.message, 'ChatSurface getMessages() must return chat[], not undefined or null');
+    assert.equal(x.host.getFault(), e);
+  }
+  list = [{ mes: 'a' }];
   x.host.resetEpoch();
-  e = thrown(() => x.host.open());
-  assert.ok(e instanceof TypeError, String(e));
-  assert.equal(x.host.getFault(), e);
+  await x.host.open();
+  assert.equal(x.host.snapshot().messageCount, 1, 'the next epoch works');
   x.done();
   // An array-like whose every entry is a fresh object, 2^32 − 1 long.
   const huge = new Proxy([], { get: (t, k) => (k === 'length' ? 2 ** 32 - 1 : typeof k === 'string' && /^\d+$/.test(k) ? {} : Reflect.get(t, k)) });
@@ -486,6 +495,15 @@ test('C4 C53 C96: BigInt arguments get the rules\' answers, never an internal er
   x.host.dispose();
   assert.equal(thrown(() => createChatSurfaceHost({ root: makeRoot(), getMessages: () => [], materialize: materializer(), formatMessage, emit() {}, runtimeLimit: 2n })).message,
     'RuntimeAdmission maxActive must be a positive integer');
+  // C62: a large budget ("unlimited") is taken as given, up to the largest
+  // integer a number holds exactly.
+  for (const [limit, reported] of [[2 ** 31 - 1, 2 ** 31 - 1], [Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER], [1e300, Number.MAX_SAFE_INTEGER]]) {
+    const root = makeRoot();
+    const h = createChatSurfaceHost({ root, getMessages: () => [], materialize: materializer(), formatMessage, emit() {}, runtimeLimit: limit });
+    assert.equal(h.snapshot().runtime.maxActive, reported, String(limit));
+    h.dispose();
+    root.remove();
+  }
 });
 
 // A custom element in a message reacts to the batch that inserts it
@@ -738,4 +756,69 @@ test('C79/C146: a root\'s children.length is never trusted: −1, 1.5 and near 2
   assert.ok(core.memory.buffer.byteLength - mem < 16 * 2 ** 20, `Go's memory grew ${core.memory.buffer.byteLength - mem} bytes`);
   len = null;
   alive();
+});
+
+test('C11, C12: managed and the page decision are checked before the target is looked at', () => {
+  // This file installed managed: true.
+  const e = thrown(() => installChatSurfaceApi(null, { managed: 'x' }));
+  assert.ok(e instanceof TypeError);
+  assert.equal(e.message, 'Chat virtualization setting must be a boolean');
+  const trap = { get __TAURITAVERN__() { throw new Error('trap'); } };
+  assert.equal(thrown(() => installChatSurfaceApi(trap, { managed: 'x' })).message, 'Chat virtualization setting must be a boolean');
+  assert.equal(thrown(() => installChatSurfaceApi(null, { managed: false })).message, 'Chat virtualization changed during this page lifetime: true -> false');
+  assert.equal(thrown(() => installChatSurfaceApi(trap, { managed: true })).message, 'trap', 'step 3 reads the target');
+  assert.equal(installChatSurfaceApi(globalThis, { managed: true }), globalThis.__TAURITAVERN__.api.chatSurface, 'and the page is as it was');
+});
+
+test('C112a, C105: render and updateContent options that throw lose to the disposed and faulted checks, and win after them', async () => {
+  const boom = new Error('option getter');
+  const bad = { get first() { throw boom; }, get transient() { throw boom; } };
+  const x = setup({ n: 10 });
+  await x.host.open();
+  x.sched.flush();
+  assert.equal(thrown(() => x.host.render(bad)), boom, 'a live host throws the getter\'s value');
+  assert.equal(thrown(() => x.host.updateContent(0, bad)), boom);
+  assert.equal(x.host.getFault(), null, 'an option that throws does not fault');
+  await x.host.render({});
+  assert.equal(x.host.updateContent(9, { transient: false }), true, 'the next calls work');
+  x.root.append(document.createElement('p')); // a foreign child: the next commit faults (C76)
+  assert.match(thrown(() => x.host.render()).message, /unknown direct child/);
+  assert.equal(thrown(() => x.host.render(bad)).message, 'ChatSurface epoch is faulted');
+  assert.equal(thrown(() => x.host.updateContent(0, bad)).message, 'ChatSurface epoch is faulted');
+  x.root.querySelector(':scope > p').remove();
+  x.host.dispose();
+  assert.equal(thrown(() => x.host.render(bad)).message, 'ChatSurface host is disposed');
+  assert.equal(thrown(() => x.host.updateContent(0, bad)).message, 'ChatSurface host is disposed');
+  alive();
+});
+
+test('C140: finishContent calls the emit given at creation, read once', async () => {
+  const calls = [];
+  const chat = messages(5);
+  const options = {
+    root: makeRoot(), getMessages: () => chat, materialize: materializer(), formatMessage, ...frames(),
+    emit: (...a) => calls.push(['given', ...a]),
+  };
+  const host = createChatSurfaceHost(options);
+  live.push({ host, root: options.root });
+  await host.open();
+  options.emit = 42;
+  await host.finishContent(4, 'MESSAGE_RENDERED', 'x');
+  options.emit = () => calls.push(['replaced']);
+  await host.finishContent(4, 'MESSAGE_RENDERED', 'y');
+  assert.deepEqual(calls, [['given', 'MESSAGE_RENDERED', 4, 'x'], ['given', 'MESSAGE_RENDERED', 4, 'y']]);
+});
+
+test('C72, C107: the root\'s inline overflow-anchor comes back with its priority', async () => {
+  for (const [value, priority] of [['auto', 'important'], ['auto', ''], ['', '']]) {
+    const x = setup({ n: 20 });
+    if (value) x.root.style.setProperty('overflow-anchor', value, priority);
+    const before = x.root.style.cssText;
+    await x.host.open();
+    assert.equal(x.root.style.getPropertyValue('overflow-anchor'), 'none');
+    x.host.resetEpoch();
+    assert.equal(x.root.style.cssText, before, `${value} ${priority}`);
+    assert.equal(x.root.style.getPropertyPriority('overflow-anchor'), priority);
+    x.done();
+  }
 });

@@ -86,7 +86,9 @@ func (e *surfaceEdge) op(a bridge.Args) any {
 		}
 	case protocol.SurfaceRender:
 		o := chatsurface.RenderOptions{}
-		if rep := a.Value(2); bridge.TypeOf(rep) == js.TypeObject {
+		if a.Truthy(5) { // reading the options threw: after C112a's checks
+			o.Err = e.takeThrown()
+		} else if rep := a.Value(2); bridge.TypeOf(rep) == js.TypeObject {
 			list, _, over, thrown := e.list(rep, chatsurface.MaxMessages)
 			switch {
 			case thrown != nil:
@@ -110,6 +112,10 @@ func (e *surfaceEdge) op(a bridge.Args) any {
 			h.WaitMounted(chatsurface.Wait(a.Int(4)))
 		}
 	case protocol.SurfaceUpdate:
+		if a.Truthy(5) {
+			err = h.Render(chatsurface.RenderOptions{Err: e.takeThrown(), Label: chatsurface.LabelUpdateContent})
+			break
+		}
 		m, _ := e.value(a.Value(2), false)
 		var mounted bool
 		mounted, err = h.UpdateContent(m, a.Truthy(3))
