@@ -157,6 +157,16 @@ export function createTakeoverApi(core) {
   // back into the core, which uses the same request buffer. The common
   // shape crosses as numbers (tk_create_fast); the rest as values.
   let lastOwner; // the owner string Go last kept (Kernel.LastOwner)
+  // Date.now() as T65 reads it: a page that replaced it with one answering
+  // NaN (or a fraction) gets the last whole reading, so ageMs stays an
+  // integer ≥ 0 (Go clamps a clock that went back).
+  let lastClock = 0;
+  const clock = () => {
+    const t = Math.floor(Date.now());
+    if (Number.isFinite(t)) lastClock = t;
+    return lastClock;
+  };
+  clock();
   function handleFactory(hostSettle) {
     return function createMessageEditorHandle(opts) {
       const o = opts !== null && typeof opts === 'object' ? opts : undefined;
@@ -168,7 +178,7 @@ export function createTakeoverApi(core) {
       const flushIntervalMs = o?.flushIntervalMs;
       const owner = o?.owner;
       const settleOnAbort = o?.settleOnAbort;
-      const now = Date.now();
+      const now = clock();
       const textLen = typeof originalText === 'string' ? originalText.length : 0;
       const gen = typeof generationType === 'string' ? GEN_INDEX.get(generationType) : undefined;
       let st;
@@ -294,13 +304,18 @@ export function createTakeoverApi(core) {
     }
     const handle = new MessageEditorHandle(slot, signal);
     if (!atCreate && (st & TK_CREATE.LISTENS)) {
+      const onAbort = () => {
+        if (slot.ref <= 0) return; // settled: the kernel no longer knows it
+        const r = call(slot, ex.tk_signal_abort);
+        if (r < 0) console.error(fail());
+        else if (r & TK_PACK.SETTLED) settled(slot, r);
+      };
       try {
-        signal.addEventListener('abort', () => {
-          if (slot.ref <= 0) return; // settled: the kernel no longer knows it
-          const r = call(slot, ex.tk_signal_abort);
-          if (r < 0) console.error(fail());
-          else if (r & TK_PACK.SETTLED) settled(slot, r);
-        }, { once: true });
+        signal.addEventListener('abort', onAbort, { once: true });
+        // Aborted by page code while the later options were read (a getter):
+        // the event fired before this listener, so the handle settles now,
+        // as one created already aborted is (T35).
+        if (signal.aborted) onAbort();
       } catch (err) {
         // The create fails as a whole (T17): Go forgets the handle.
         slots.delete(slot.ref);
@@ -355,7 +370,7 @@ export function createTakeoverApi(core) {
   const appendTo = (slot, field, delta) => appendVia(slot, field, delta, (ref, k, n) => ex.tk_append(ref, field, n), fail, true);
 
   function listUnsettledHandles() {
-    const n = ex.tk_list(Date.now());
+    const n = ex.tk_list(clock());
     if (n < 0) throw fail();
     const d = core.decoder(n);
     const count = d.f64();

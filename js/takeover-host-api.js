@@ -39,21 +39,30 @@ export function createTakeoverHostApi(core) {
   // Each field of init is read once, here: the turn runs on these values
   // (a getter that answered otherwise later routed Go on one type and the
   // host on another, or threw mid-turn and lost the commit).
-  function describe(init, host) {
+  // A getter that throws is read as a value its check refuses (T54: the
+  // only way runTakeover rejects): an abortSignal as none, a member as a
+  // present non-function, eventTypes as a non-object; other fields as
+  // absent. The thrown value becomes the refusal's cause (threw, by path).
+  const UNREADABLE = Object.freeze({});
+  function describe(init, host, threw) {
     const isObj = (v) => v !== null && (typeof v === 'object' || typeof v === 'function');
+    const get = (o, k, path, unreadable) => {
+      if (o === undefined) return undefined;
+      try { return o[k]; } catch (err) { if (!threw.has(path)) threw.set(path, err); return unreadable; }
+    };
     const i = isObj(init) ? init : undefined;
     const h = isObj(host) ? host : undefined;
-    const abortSignal = i?.abortSignal;
+    const abortSignal = get(i, 'abortSignal', 'init.abortSignal', undefined);
     const signalOk = isAbortSignal(abortSignal); // a look-alike is refused here (T54), not later
-    const type = i?.type;
-    const dryRun = i?.dryRun;
-    const fields = i === undefined ? {} : {
-      type, abortSignal, isContinue: i.isContinue, forceName2: i.forceName2, isStreamingEnabled: i.isStreamingEnabled,
-      finalPrompt: i.finalPrompt, generateData: i.generateData, generationToken: i.generationToken,
-    };
-    const members = FNS.map((f) => h?.[f]);
-    const et = h?.eventTypes;
-    const names = EVENT_KEYS.map((k) => (isObj(et) ? et[k] : undefined));
+    const type = get(i, 'type', 'init.type');
+    const dryRun = get(i, 'dryRun', 'init.dryRun');
+    const fields = i === undefined ? {} : { type, abortSignal };
+    for (const k of ['isContinue', 'forceName2', 'isStreamingEnabled', 'finalPrompt', 'generateData', 'generationToken']) {
+      fields[k] = get(i, k, `init.${k}`);
+    }
+    const members = FNS.map((f) => get(h, f, `host.${f}`, UNREADABLE));
+    const et = get(h, 'eventTypes', 'host.eventTypes', 0);
+    const names = EVENT_KEYS.map((k) => (isObj(et) ? get(et, k, `host.eventTypes.${k}`) : undefined));
     core.begin();
     core.value(init);
     core.unit(signalOk ? 1 : 0);
@@ -66,21 +75,26 @@ export function createTakeoverHostApi(core) {
     return [core.flush(), fields];
   }
 
-  // A Promise whatever happens (T53): a getter of init or host that throws
-  // while they are described rejects it with the thrown value.
+  // A Promise whatever happens (T53), rejected only by T54's validation.
   function runTakeover(init, host) {
     let id;
     let fields;
+    const threw = new Map();
     try {
       let req;
-      [req, fields] = describe(init, host);
+      [req, fields] = describe(init, host, threw);
       id = ex.tk_driver_start(req);
     } catch (err) {
       return Promise.reject(err);
     } finally {
       core.refs.length = 0;
     }
-    if (id < 0) return Promise.reject(fail());
+    if (id < 0) {
+      const err = fail();
+      const path = /^runTakeover: (\S+) must be/.exec(err.message)?.[1];
+      if (threw.has(path)) err.cause = threw.get(path);
+      return Promise.reject(err);
+    }
     return drive(id, fields, host);
   }
 
@@ -258,20 +272,23 @@ export function createTakeoverHostApi(core) {
     core.refs.length = 0;
     if (st < 0) throw fail();
     // All three or none (T71): a frozen context or eventTypes, or one that
-    // is not an object, refuses a write (the platform's TypeError), and what
-    // was written before it is taken back.
-    const et = ctx.eventTypes;
+    // is not an object, refuses a write, what was written before it is
+    // taken back, and the refusal is invalid_argument with the platform's
+    // error as its cause.
     const create = st === 1 ? settlingCreate() : createMessageEditorHandle;
     const w = allOrNothing();
+    let where = 'context.eventTypes';
     try {
+      const et = ctx.eventTypes;
       const types = et ?? {};
       w.put(types, 'GENERATE_TAKEOVER_DISPATCH', GENERATE_TAKEOVER_DISPATCH);
+      where = 'context';
       if (types !== et) w.put(ctx, 'eventTypes', types);
       w.put(ctx, 'createMessageEditorHandle', create);
       w.put(ctx, 'TakeoverError', TakeoverError);
     } catch (err) {
       w.rollback();
-      throw err;
+      throw new TakeoverError('invalid_argument', `installTakeoverContext: ${where} cannot be written (${err?.message ?? String(err)}); nothing was installed`, { cause: err });
     }
     return ctx;
   }

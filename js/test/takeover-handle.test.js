@@ -520,6 +520,38 @@ test('T65: listUnsettledHandles reports open handles in creation order', async (
   assert.equal(listUnsettledHandles().filter((r) => r.owner.startsWith('list-')).length, 0);
 });
 
+test('T65: ageMs stays an integer >= 0 when Date.now() answers NaN or a fraction', async (t) => {
+  const real = Date.now;
+  t.after(() => { Date.now = real; });
+  Date.now = () => NaN;
+  const a = H({ owner: 'clock-a' });
+  Date.now = () => real() + 0.75;
+  const b = H({ owner: 'clock-b' });
+  for (const r of listUnsettledHandles().filter((x) => x.owner.startsWith('clock-'))) {
+    assert.ok(Number.isInteger(r.ageMs) && r.ageMs >= 0, `${r.owner}: ${r.ageMs}`);
+  }
+  Date.now = () => NaN;
+  for (const r of listUnsettledHandles().filter((x) => x.owner.startsWith('clock-'))) {
+    assert.ok(Number.isInteger(r.ageMs) && r.ageMs >= 0, `${r.owner}: ${r.ageMs}`);
+  }
+  Date.now = real;
+  await a.commit();
+  await b.commit();
+});
+
+test('T35: a signal aborted by page code while the later options are read settles the handle at creation', async () => {
+  for (const late of ['owner', 'flushIntervalMs', 'settleOnAbort']) {
+    const ac = new AbortController();
+    const opts = { generationType: 'normal', originalText: 'orig', originalReasoning: 'r', abortSignal: ac.signal, settleOnAbort: true, owner: 'racer' };
+    Object.defineProperty(opts, late, { get() { ac.abort(); return late === 'flushIntervalMs' ? 40 : late === 'settleOnAbort' ? true : 'racer'; } });
+    const h = createMessageEditorHandle(opts);
+    assert.equal(ac.signal.aborted, true);
+    assert.equal(h.isSettled(), true, late);
+    assert.deepEqual(await h.complete, { status: 'aborted', finalText: 'orig', finalReasoning: 'r' });
+    assert.equal(listUnsettledHandles().filter((r) => r.owner === 'racer').length, 0);
+  }
+});
+
 test('T65: thousands of handles created and settled one after another keep working', async () => {
   for (let i = 0; i < 3000; i++) {
     const h = H({ owner: 'churn' });

@@ -4,7 +4,7 @@
 // probing the API and seen failing before its fix.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createMessageEditorHandle } from '../message-takeover.js';
+import { createMessageEditorHandle, TakeoverError } from '../message-takeover.js';
 import { runTakeover, installTakeoverContext } from '../takeover-host.js';
 import { appendToReasoningSection, ensureReasoningSection, applyPatch, pipeFrom } from '../editor-ops.js';
 import { fakeHost, run, rejected } from './helpers.js';
@@ -58,28 +58,44 @@ test('T62: a readSlot result whose text getter throws fails readSlot, read once;
   });
 });
 
-test('T53: runTakeover returns a Promise even when reading init or host throws', async () => {
+test('T53 T54: a getter of init or host that throws fails validation at its path, with the thrown value as cause (the only rejection)', async () => {
   const st = fakeHost();
   const boom = new Error('host trap');
+  const signal = new AbortController().signal;
+  const refused = async (p, message) => {
+    const e = await rejected(p);
+    assert.ok(e instanceof TakeoverError, String(e));
+    assert.equal(e.code, 'invalid_argument');
+    assert.equal(e.message, message);
+    assert.equal(e.cause, boom);
+  };
   const host = new Proxy(st.host, { get() { throw boom; } });
   let p;
-  assert.doesNotThrow(() => { p = runTakeover({ type: 'normal', abortSignal: new AbortController().signal }, host); });
-  assert.equal(await rejected(p), boom);
-  const init = { type: 'normal', get abortSignal() { throw boom; } };
-  assert.equal(await rejected(runTakeover(init, st.host)), boom);
+  assert.doesNotThrow(() => { p = runTakeover({ type: 'normal', abortSignal: signal }, host); });
+  await refused(p, 'runTakeover: host.emit must be a function');
+  await refused(runTakeover({ type: 'normal', get abortSignal() { throw boom; } }, st.host), 'runTakeover: init.abortSignal must be an AbortSignal');
+  await refused(runTakeover({ type: 'normal', abortSignal: signal }, { ...st.host, get writeSlot() { throw boom; } }), 'runTakeover: host.writeSlot must be a function');
+  await refused(runTakeover({ type: 'normal', abortSignal: signal }, { ...st.host, get cleanupText() { throw boom; } }), 'runTakeover: host.cleanupText must be a function');
+  await refused(runTakeover({ type: 'normal', abortSignal: signal }, { ...st.host, get eventTypes() { throw boom; } }), 'runTakeover: host.eventTypes must be an object');
+  assert.deepEqual(st.log, [], 'nothing emitted, nothing called');
+  // A field T54 does not check reads as absent: the turn runs, not dispatched.
+  assert.deepEqual(await runTakeover({ get type() { throw boom; }, abortSignal: signal }, fakeHost().host), { dispatched: false, claimed: false });
   assert.deepEqual(await run(fakeHost(), 'normal'), { dispatched: true, claimed: false }); // the next run works
 });
 
-test('T69 T71: installTakeoverContext installs all three or nothing', () => {
+test('T69 T71: installTakeoverContext installs all three or nothing, and says so with invalid_argument', () => {
+  const refusal = (where) => (e) => e instanceof TakeoverError && e.code === 'invalid_argument' && e.cause instanceof TypeError
+    && e.message.startsWith(`installTakeoverContext: ${where} cannot be written (`) && e.message.endsWith('); nothing was installed');
   const ctx = { eventTypes: 5 };
-  assert.throws(() => installTakeoverContext(ctx), TypeError);
+  assert.throws(() => installTakeoverContext(ctx), refusal('context.eventTypes'));
   assert.deepEqual(Object.keys(ctx), ['eventTypes']);
   const frozen = { eventTypes: Object.freeze({ A: 'a' }) };
-  assert.throws(() => installTakeoverContext(frozen), TypeError);
+  assert.throws(() => installTakeoverContext(frozen), refusal('context.eventTypes'));
   assert.deepEqual(Object.keys(frozen), ['eventTypes']);
   const sealed = Object.preventExtensions({ eventTypes: { A: 'a' } });
-  assert.throws(() => installTakeoverContext(sealed), TypeError);
+  assert.throws(() => installTakeoverContext(sealed), refusal('context'));
   assert.deepEqual(Object.keys(sealed.eventTypes), ['A'], 'the event name written first is taken back');
+  assert.throws(() => installTakeoverContext(Object.freeze({})), refusal('context'));
   const ok = installTakeoverContext({});
   assert.equal(typeof ok.createMessageEditorHandle, 'function');
   assert.equal(ok.eventTypes.GENERATE_TAKEOVER_DISPATCH, 'generate_takeover_dispatch');
