@@ -685,18 +685,25 @@ func (b *bounded) resizing() bool {
 	return len(b.dirty) > 0
 }
 
-// compensate keeps the content on screen still while a gesture lasts (C89
-// as changed): a notified root wholly above the view at the live S takes
-// its new size in the layout last written at once, and S moves by the
-// change, as the browser's own scroll anchoring would (off, C72). The
-// layout then still describes the DOM, so the gesture's end commit anchors
-// where the user looks; the root stays notified, and that commit measures
-// it (C85). rs, ascending, and sizes are the notified roots and their
-// sizes; a root's end includes the changes taken above it.
+// compensate keeps the content on screen still (C86, C89 as changed): a
+// notified root wholly above the view at the live S that grew takes its
+// new size in the layout last written at once, and S moves by the growth
+// in the notification's frame, before paint, as the browser's own scroll
+// anchoring would (off, C72). During a gesture nothing else would move it
+// until the gesture ends; when settled, the geometry commit would, a frame
+// later, after the jump was painted. The layout still describes the DOM, so
+// that commit anchors where the user looks; the root stays notified, and
+// the commit measures it (C85). A root that shrank waits for the commit:
+// at the end of the content the browser has already clamped S by an amount
+// this read cannot tell. rs, ascending, and sizes are the notified roots
+// and their sizes; a root's end includes the growth taken above it.
 func (b *bounded) compensate(rs []*residency, sizes []float64, s float64) {
+	if !b.scrollStateLive() {
+		return
+	}
 	d := 0.0
 	for i, r := range rs {
-		if sizes[i] == b.layout.Size(r.mesid) || b.layout.End(r.mesid) > s+d {
+		if sizes[i] <= b.layout.Size(r.mesid) || b.layout.End(r.mesid) > s+d {
 			continue
 		}
 		d += sizes[i] - b.layout.Size(r.mesid)

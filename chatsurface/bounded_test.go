@@ -667,10 +667,11 @@ func TestC145_GestureSweep(t *testing.T) {
 	}
 }
 
-// C89 as changed: during a gesture a root wholly above the view that changes
-// size moves S by the change at once (SillyTavern appends a message's image
-// ~200 ms after it mounts); roots the view starts in or shows do not, and
-// the gesture's end keeps the content where the user sees it.
+// C89 as changed: during a gesture a root wholly above the view that grows
+// moves S by the growth at once (SillyTavern appends a message's image
+// ~200 ms after it mounts); roots the view starts in or shows do not, a
+// root that shrank waits for the gesture's end, and the gesture's end puts
+// the content where the user saw it.
 func TestC89_CompensatedAboveDuringGesture(t *testing.T) {
 	h := managedHarness(t, 1000)
 	h.create()
@@ -693,30 +694,41 @@ func TestC89_CompensatedAboveDuringGesture(t *testing.T) {
 	if h.dom.scroll != s0+400 || h.dom.Rect(el(495)).Top != top {
 		t.Fatalf("above the view: scroll %v → %v, top %v → %v", s0, h.dom.scroll, top, h.dom.Rect(el(495)).Top)
 	}
-	h.dom.n(el(494)).size -= 60 // shrinks again: compensated from its new size
+	h.dom.n(el(494)).size -= 60 // shrinks: left to the gesture's end
 	h.host.OnResize([]Node{el(494)})
-	if h.dom.scroll != s0+340 || h.dom.Rect(el(495)).Top != top {
+	if h.dom.scroll != s0+400 {
 		t.Fatalf("shrunk: scroll %v", h.dom.scroll)
 	}
-	s1 := h.dom.scroll
 	h.dom.n(el(495)).size += 100 // the view starts in it: content below moves
 	h.dom.n(el(497)).size += 100
 	h.host.OnResize([]Node{el(495), el(497)})
-	if h.dom.scroll != s1 {
-		t.Fatalf("a root the view starts in or shows must not move S: %v → %v", s1, h.dom.scroll)
+	if h.dom.scroll != s0+400 {
+		t.Fatalf("a root the view starts in or shows must not move S: %v", h.dom.scroll)
 	}
 	h.sch.frame() // during the gesture: suspended, nothing committed
-	if h.host.Snapshot().State != StateGestureScrolling || h.dom.scroll != s1 {
+	if h.host.Snapshot().State != StateGestureScrolling || h.dom.scroll != s0+400 {
 		t.Fatal("the gesture lasts")
 	}
 	h.sch.fireTimers()
 	h.sch.flush()
-	if h.host.Snapshot().State != StateSettled || h.dom.scroll != s1 || h.dom.Rect(el(495)).Top != top {
-		t.Fatalf("the gesture's end keeps the view: scroll %v → %v, top %v → %v", s1, h.dom.scroll, top, h.dom.Rect(el(495)).Top)
+	if h.host.Snapshot().State != StateSettled || h.dom.scroll != s0+340 || h.dom.Rect(el(495)).Top != top {
+		t.Fatalf("the gesture's end keeps the view: scroll %v → %v, top %v → %v", s0, h.dom.scroll, top, h.dom.Rect(el(495)).Top)
 	}
 	for _, i := range []int{493, 494, 495, 497} {
 		if got, want := h.host.b.layout.Size(i), h.dom.n(el(i)).size; got != want {
 			t.Fatalf("%d: layout %v, measured %v", i, got, want)
 		}
+	}
+	// Settled: the growth is compensated in the notification too, not a
+	// frame later by the geometry commit (which then moves nothing).
+	s1 := h.dom.scroll
+	h.dom.n(el(494)).size += 200
+	h.host.OnResize([]Node{el(494)})
+	if h.dom.scroll != s1+200 || h.dom.Rect(el(495)).Top != top {
+		t.Fatalf("settled: scroll %v → %v", s1, h.dom.scroll)
+	}
+	h.sch.flush()
+	if h.dom.scroll != s1+200 || h.dom.Rect(el(495)).Top != top || h.host.Snapshot().State != StateSettled {
+		t.Fatalf("settled, after the frame: scroll %v", h.dom.scroll)
 	}
 }

@@ -521,10 +521,7 @@ func (h *Host) OnResize(roots []Node) {
 	if len(rs) == 0 {
 		return
 	}
-	var view Read
-	if b.gesture {
-		view = h.doc.QScroll(b.root)
-	}
+	view := h.doc.QScroll(b.root)
 	h.doc.Sync()
 	sizes := make([]float64, len(rs))
 	for i, r := range rs {
@@ -534,9 +531,7 @@ func (h *Host) OnResize(roots []Node) {
 			b.scheduleGeometry()
 		}
 	}
-	if b.gesture {
-		b.compensate(rs, sizes, h.doc.F(view, 0))
-	}
+	b.compensate(rs, sizes, h.doc.F(view, 0))
 }
 
 // OnMutation is the surface root's MutationObserver callback (C79, C101).
