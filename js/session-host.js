@@ -15,7 +15,7 @@
 // copy and truncates it, as `tavern-log repair` does.
 import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
-import { openLog, mountEditorRoute, losslessJSON, planRepair } from './session-log.js';
+import { openLog, mountEditorRoute, losslessJSON, planRepair, SessionLogError } from './session-log.js';
 import { appendDurable, createFileDurable, truncateDurable } from './durable-file.js';
 
 /**
@@ -78,7 +78,14 @@ export class LiveSession {
     // expanded, older v0 shapes migrated (Go's reader decides both).
     const lines = log.encode().split('\n');
     lines.pop();
-    this.header = JSON.parse(lines[0]);
+    const header = JSON.parse(lines[0]);
+    // The host serves a session by its id (S5): without one, no request
+    // could name it (it was registered under "undefined").
+    if (typeof header.id !== 'string' || header.id === '') {
+      log.close();
+      throw new SessionLogError('invalid-log', 'the session header has no id (a non-empty string), so no request could name this session', { rule: 'S5', line: 1 });
+    }
+    this.header = header;
     this.#events = lines.slice(1).map((l) => JSON.parse(l));
     this.#log?.close();
     this.#log = log;

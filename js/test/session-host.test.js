@@ -82,6 +82,15 @@ test('an invalid file is not loaded', () => {
   const e = thrown(() => LiveSession.load(p));
   assert.equal(e.code, 'invalid-log');
   assert.equal(e.message, 'session event seq 1 is not contiguous; expected 0');
+  // S5: a header without an id cannot be served (it was registered under "undefined").
+  for (const header of ['{"type":"session","version":4,"createdAt":1}', '{"type":"session","version":4,"id":"","createdAt":1}', '{"type":"session","version":4,"id":7,"createdAt":1}']) {
+    writeFileSync(p, `${header}\n`);
+    const host = new SessionHost();
+    const n = thrown(() => host.load(p));
+    assert.equal(n.code, 'invalid-log', header);
+    assert.equal(n.rule, 'S5');
+    assert.equal(host.sessions.size, 0);
+  }
 });
 
 test('the host only knows loaded sessions; unloading refuses further appends (S78)', () => {
