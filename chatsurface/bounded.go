@@ -5,6 +5,16 @@ import "math"
 // gestureSettle is the settle timer's delay (C88).
 const gestureSettle = 150
 
+// sizeSlack is how far a root's measured size may be from the one held
+// before it counts as changed (C85). Chromium answers the rect of a root far
+// from the viewport (the tail, 2,000,000 px below after a scrollbar drag to
+// the top) in single precision, a fraction of a pixel off: read as content
+// resizing, that drag was taken for the browser's clamp and undone (C88 as
+// changed), and every commit re-measured noise.
+const sizeSlack = 0.5
+
+func resized(a, b float64) bool { return math.Abs(a-b) > sizeSlack }
+
 // boundedEnv is what the bounded window needs of its host, as admissionEnv
 // is for Admission: chat[] as of the last structural pass, the mounted
 // roots, the commit, the host's scheduler and state, the admission demand
@@ -241,9 +251,11 @@ func (b *bounded) measureMounted() {
 	changed := false
 	for i, r := range b.boxRoots {
 		s := b.sizeOf(r, b.boxes[i])
-		if s != b.layout.Size(r.mesid) {
+		if l := b.layout.Size(r.mesid); resized(s, l) {
 			changed = true
 			b.layout.SetSize(r.mesid, s)
+		} else {
+			s = l
 		}
 		b.sizes[r.msg] = s
 	}
@@ -346,21 +358,6 @@ func (b *bounded) target(an anchor, s float64) float64 {
 		}
 	}
 	return b.layout.ClampScroll(s)
-}
-
-// releasePin lets the jump target go once its content settled: no mounted
-// message waits for a processor result and the last measurement changed
-// nothing.
-func (b *bounded) releasePin() {
-	if !b.pin.ok || b.geomScheduled {
-		return
-	}
-	for _, r := range b.env.mountedRoots() {
-		if r.pending {
-			return
-		}
-	}
-	b.pin = anchor{}
 }
 
 // checkChildren is C76 on a read of the root's children: only .mes roots,
@@ -488,7 +485,6 @@ func (b *bounded) normalCommit(kind commitKind, replace map[int]bool, suspended 
 	b.hasViewport = true
 	b.measureMounted()
 	b.writeScroll(b.target(an, v.S))
-	b.releasePin()
 	return b.sendDemand(suspended)
 }
 
@@ -678,7 +674,7 @@ func (b *bounded) resizing() bool {
 	}
 	b.doc.Sync()
 	for i, r := range rs {
-		if b.sizeOf(r, reads[i]) != b.layout.Size(r.mesid) {
+		if resized(b.sizeOf(r, reads[i]), b.layout.Size(r.mesid)) {
 			b.dirty[r.root] = true
 		}
 	}
@@ -701,9 +697,21 @@ func (b *bounded) compensate(rs []*residency, sizes []float64, s float64) {
 	if !b.scrollStateLive() {
 		return
 	}
+	// While a jump target is pinned (C86 as changed) it is what stays still:
+	// every root before it counts, on screen or not.
+	pinned := -1
+	if b.pin.ok {
+		if i, ok := b.env.indexOf(b.pin.key); ok {
+			pinned = i
+		}
+	}
 	d := 0.0
 	for i, r := range rs {
-		if sizes[i] <= b.layout.Size(r.mesid) || b.layout.End(r.mesid) > s+d {
+		above := b.layout.End(r.mesid) <= s+d
+		if pinned >= 0 {
+			above = r.mesid < pinned
+		}
+		if sizes[i] <= b.layout.Size(r.mesid)+sizeSlack || !above {
 			continue
 		}
 		d += sizes[i] - b.layout.Size(r.mesid)

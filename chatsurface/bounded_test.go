@@ -603,8 +603,7 @@ func TestC86_S62_AnchorOnResize(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.sch.flush()
-	h.dom.SetScrollTop(0, h.host.b.layout.Start(495))
-	h.host.b.lastS = h.dom.scroll // as if written by the host
+	h.scrollTo(h.host.b.layout.Start(495)) // the user's: the jump target is let go
 	top := h.dom.Rect(h.host.MessageElement(495)).Top
 	s0 := h.dom.scroll
 	h.dom.n(h.host.MessageElement(494)).size += 50
@@ -730,5 +729,91 @@ func TestC89_CompensatedAboveDuringGesture(t *testing.T) {
 	h.sch.flush()
 	if h.dom.scroll != s1+200 || h.dom.Rect(el(495)).Top != top || h.host.Snapshot().State != StateSettled {
 		t.Fatalf("settled, after the frame: scroll %v", h.dom.scroll)
+	}
+}
+
+// C88 as changed, C85: a root's rect far from the viewport is a fraction of a
+// pixel off (Chromium's single precision): a scrollbar drag from the tail to
+// the top of a long chat is a gesture, not content resizing under a
+// following view, and is not undone.
+func TestC88_FarScrollFromTheTailIsAGesture(t *testing.T) {
+	h := managedHarness(t, 10000)
+	h.create()
+	h.open()
+	h.sch.flush()
+	h.dom.farNoise = 0.25
+	end := h.dom.scroll
+	h.dom.SetScrollTop(0, 1000)
+	h.host.OnScroll()
+	if s := h.host.Snapshot(); s.State != StateGestureScrolling {
+		t.Fatalf("a far drag up is a gesture: %s", s.State)
+	}
+	h.sch.fireTimers()
+	h.sch.flush()
+	if h.dom.scroll > 2000 || h.host.Snapshot().FollowingTail || h.dom.scroll == end {
+		t.Fatalf("the view stays where the user put it: %v (end %v)", h.dom.scroll, end)
+	}
+}
+
+// C80, C86, C87: the surface root's own height changing (a window resized, a
+// composer below the chat growing) re-lays out at the next frame: a
+// following view stays at the end, a taller one mounts what it now shows.
+func TestC80_RootResizeRelaysOut(t *testing.T) {
+	h := managedHarness(t, 1000)
+	h.create()
+	h.open()
+	h.sch.flush()
+	h.dom.height = 600 // shorter: the end is further down
+	h.dom.SetScrollTop(0, h.dom.scroll)
+	h.host.OnResize([]Node{h.dom.root.id})
+	h.sch.flush()
+	if h.dom.scroll != h.dom.scrollHeight()-600 || !h.host.Snapshot().FollowingTail {
+		t.Fatalf("following: scroll %v, end %v", h.dom.scroll, h.dom.scrollHeight()-600)
+	}
+	if _, err := h.host.JumpToMessage(Num(500)); err != nil {
+		t.Fatal(err)
+	}
+	h.sch.flush()
+	before := h.host.Snapshot().Viewport
+	h.dom.height = 3000 // taller: more messages in view
+	h.host.OnResize([]Node{h.dom.root.id})
+	h.sch.flush()
+	after := h.host.Snapshot().Viewport
+	if len(after) <= len(before) || after[len(after)-1] <= before[len(before)-1] {
+		t.Fatalf("a taller view shows more: %v → %v", before, after)
+	}
+	h.invariant()
+}
+
+// C86 as changed: a jump target stays where the jump put it until the user
+// scrolls, however long its neighbours take to grow (pictures that load
+// late): a root before it that grows, on screen or above it, moves S by the
+// growth in the notification's frame.
+func TestC86_JumpTargetStaysUntilTheUserScrolls(t *testing.T) {
+	h := managedHarness(t, 1000)
+	h.create()
+	h.open()
+	if _, err := h.host.JumpToMessage(Num(500)); err != nil {
+		t.Fatal(err)
+	}
+	h.sch.flush()
+	el := func(i int) Node { return h.host.MessageElement(i) }
+	top := h.dom.Rect(el(500)).Top
+	for round, i := range []int{499, 498, 499} { // on screen above the target, then again later
+		h.sch.flush() // the content long settled
+		s := h.dom.scroll
+		h.dom.n(el(i)).size += 300
+		h.host.OnResize([]Node{el(i)})
+		if h.dom.Rect(el(500)).Top != top || h.dom.scroll != s+300 {
+			t.Fatalf("round %d: the target moved %v → %v", round, top, h.dom.Rect(el(500)).Top)
+		}
+		h.sch.flush()
+		if h.dom.Rect(el(500)).Top != top {
+			t.Fatalf("round %d, after the frame: the target moved %v → %v", round, top, h.dom.Rect(el(500)).Top)
+		}
+	}
+	h.scrollTo(h.dom.scroll - 50) // the user's scroll lets it go
+	if h.host.b.pin.ok {
+		t.Fatal("a gesture releases the jump target")
 	}
 }

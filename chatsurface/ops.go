@@ -371,7 +371,6 @@ func (h *Host) jump(t Value) (Node, error) {
 	b.pin = anchor{}
 	if !b.following {
 		b.pin = anchor{ok: true, key: r.msg, offset: s - b.layout.Start(m)}
-		b.releasePin()
 	}
 	h.state = StateSettled
 	return r.root, nil
@@ -509,6 +508,13 @@ func (h *Host) OnResize(roots []Node) {
 	b := &h.b
 	var rs []*residency
 	var boxes []sizeRead
+	for _, n := range roots {
+		if n == b.root && b.scrollStateLive() {
+			// The surface root itself: its height is C80's H, read afresh by
+			// the geometry commit (the view follows or keeps its anchor).
+			b.scheduleGeometry()
+		}
+	}
 	for _, r := range h.mounted { // ascending, as compensate needs
 		for _, n := range roots {
 			if r.root == n {
@@ -526,7 +532,7 @@ func (h *Host) OnResize(roots []Node) {
 	sizes := make([]float64, len(rs))
 	for i, r := range rs {
 		sizes[i] = b.sizeOf(r, boxes[i])
-		if sizes[i] != b.layout.Size(r.mesid) {
+		if resized(sizes[i], b.layout.Size(r.mesid)) {
 			b.dirty[r.root] = true
 			b.scheduleGeometry()
 		}

@@ -365,6 +365,9 @@ export class SurfaceDOM {
       if (managed) {
         root.addEventListener('scroll', this.onScroll);
         root.addEventListener('scrollend', this.onScrollEnd);
+        // The viewport's own height (C80's H): a window resized, a composer
+        // below the chat growing. Go re-lays out at the next frame.
+        this.resize?.observe(root, { box: 'border-box' });
       }
       this.mutation[0]?.observe(root, { childList: true });
       this.mutation[1]?.observe(root, { subtree: true, attributes: true, attributeFilter: ['mesid', 'class'] });
@@ -374,6 +377,7 @@ export class SurfaceDOM {
     }
     root.removeEventListener('scroll', this.onScroll);
     root.removeEventListener('scrollend', this.onScrollEnd);
+    this.resize?.unobserve(root);
     for (const m of this.mutation) m.disconnect();
     this.listening = null;
   }

@@ -624,6 +624,29 @@ export async function startChatSurfaceExtensions(options) {
   }
 }
 
+// C143's snapshot as Go wrote it in the shared buffer (its length first),
+// with the fault Go returned: a new, deeply frozen object.
+function readSnapshot(fault) {
+  const head = core.view(2);
+  const d = core.decoder(2 + (head[0] | (head[1] << 16)));
+  d.u32();
+  const num = () => d.f64();
+  const ints = () => Array.from({ length: num() }, num);
+  const bit = () => d.unit() === 1;
+  const mode = d.str();
+  const state = d.str();
+  const messageCount = num();
+  const mounted = ints();
+  const ranges = Array.from({ length: num() }, () => ({ start: num(), end: num() }));
+  const viewport = ints();
+  const followingTail = bit();
+  const projectionHeld = bit();
+  const runtime = { mode: d.str(), maxActive: num(), active: num(), pending: num(), scheduled: bit(), suspended: bit() };
+  runtime.candidates = Array.from({ length: num() }, () => ({ participantId: d.str(), mesid: num(), state: d.str() }));
+  const pendingPreparations = ints();
+  return fx.freezeDeep({ mode, state, messageCount, mounted, ranges, viewport, followingTail, projectionHeld, runtime, pendingPreparations, fault });
+}
+
 const scrollF64 = new Float64Array(1);
 const scrollU16 = new Uint16Array(scrollF64.buffer);
 
@@ -713,7 +736,7 @@ export function createChatSurfaceHost(options) {
     resetEpoch() { op(OP.RESET); },
     getMessageElement(mesid) { return nodeOf(op(OP.ELEMENT, mesid)); },
     getFault() { return op(OP.FAULT); },
-    snapshot() { return op(OP.SNAPSHOT); },
+    snapshot() { return readSnapshot(op(OP.SNAPSHOT)); },
     dispose() { op(OP.DISPOSE); },
   });
 }

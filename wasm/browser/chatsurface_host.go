@@ -176,50 +176,51 @@ func (e *surfaceEdge) op(a bridge.Args) any {
 
 func (e *surfaceEdge) snapshot(h *chatsurface.Host) js.Value {
 	sn := h.Snapshot()
-	obj := func() js.Value { return js.Global().Get("Object").New() }
-	ints := func(xs []int) js.Value {
-		a := js.Global().Get("Array").New(len(xs))
-		for i, x := range xs {
-			a.SetIndex(i, x)
+	var w bridge.Encoder
+	str := func(s string) { w.Units(jsvalue.U(s)) }
+	num := func(n int) { w.F64(float64(n)) }
+	ints := func(xs []int) {
+		num(len(xs))
+		for _, x := range xs {
+			num(x)
 		}
-		return a
 	}
-	o := obj()
-	o.Set("mode", sn.Mode)
-	o.Set("state", string(sn.State))
-	o.Set("messageCount", sn.MessageCount)
-	o.Set("mounted", ints(sn.Mounted))
-	ranges := js.Global().Get("Array").New(len(sn.Ranges))
-	for i, r := range sn.Ranges {
-		x := obj()
-		x.Set("start", r.Start)
-		x.Set("end", r.End)
-		ranges.SetIndex(i, x)
+	bit := func(b bool) {
+		if b {
+			w.Unit(1)
+		} else {
+			w.Unit(0)
+		}
 	}
-	o.Set("ranges", ranges)
-	o.Set("viewport", ints(sn.Viewport))
-	o.Set("followingTail", sn.FollowingTail)
-	o.Set("projectionHeld", sn.ProjectionHeld)
-	rt := obj()
-	rt.Set("mode", sn.Runtime.Mode)
-	rt.Set("maxActive", sn.Runtime.MaxActive)
-	rt.Set("active", sn.Runtime.Active)
-	rt.Set("pending", sn.Runtime.Pending)
-	rt.Set("scheduled", sn.Runtime.Scheduled)
-	rt.Set("suspended", sn.Runtime.Suspended)
-	cands := js.Global().Get("Array").New(len(sn.Runtime.Candidates))
-	for i, c := range sn.Runtime.Candidates {
-		x := obj()
-		x.Set("participantId", c.ParticipantID)
-		x.Set("mesid", c.Mesid)
-		x.Set("state", c.State)
-		cands.SetIndex(i, x)
+	str(sn.Mode)
+	str(string(sn.State))
+	num(sn.MessageCount)
+	ints(sn.Mounted)
+	num(len(sn.Ranges))
+	for _, r := range sn.Ranges {
+		num(r.Start)
+		num(r.End)
 	}
-	rt.Set("candidates", cands)
-	o.Set("runtime", rt)
-	o.Set("pendingPreparations", ints(sn.PendingPreparations))
-	o.Set("fault", e.jsError(sn.Fault))
-	return e.call("freezeDeep", o)
+	ints(sn.Viewport)
+	bit(sn.FollowingTail)
+	bit(sn.ProjectionHeld)
+	rt := sn.Runtime
+	str(rt.Mode)
+	num(rt.MaxActive)
+	num(rt.Active)
+	num(rt.Pending)
+	bit(rt.Scheduled)
+	bit(rt.Suspended)
+	num(len(rt.Candidates))
+	for _, c := range rt.Candidates {
+		str(c.ParticipantID)
+		num(c.Mesid)
+		str(c.State)
+	}
+	ints(sn.PendingPreparations)
+	out := w.Out()
+	bridge.Write(append([]uint16{uint16(len(out)), uint16(len(out) >> 16)}, out...))
+	return e.jsError(sn.Fault)
 }
 
 // cs_claim is claims.claim(source, activate) of the prepareContent call
