@@ -3,7 +3,6 @@
 package bridge
 
 import (
-	"runtime"
 
 	"tavern-core/jsvalue"
 )
@@ -56,18 +55,3 @@ func tcPanic() (st int32) {
 	return OK
 }
 
-// tc_heap collects Go's garbage and returns the live heap in KiB, for
-// heap-level leak tests (never part of a public API).
-//
-//go:wasmexport tc_heap
-func tcHeap() (kib int32) {
-	defer func() {
-		if recover() != nil {
-			kib = -1
-		}
-	}()
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return int32(m.HeapAlloc >> 10)
-}

@@ -352,6 +352,19 @@ func (b *bounded) target(an anchor, s float64) float64 {
 	if b.following {
 		return b.layout.MaxScroll()
 	}
+	return b.restore(an, s)
+}
+
+// aim is target, or restore during a gesture.
+func (b *bounded) aim(an anchor, s float64, gesture bool) float64 {
+	if gesture {
+		return b.restore(an, s)
+	}
+	return b.target(an, s)
+}
+
+// restore is the anchor's restored position, else the clamped live S (C86).
+func (b *bounded) restore(an anchor, s float64) float64 {
 	if an.ok {
 		if i, ok := b.env.indexOf(an.key); ok {
 			return b.layout.ClampScroll(b.layout.Start(i) + an.offset)
@@ -449,6 +462,7 @@ const (
 	commitPlain      commitKind = iota // open, jump step 3, scrollToEnd, refresh
 	commitStructural                   // render(): structural pass first
 	commitGeometry                     // a geometry frame: may commit nothing
+	commitGesture                      // a frame during a gesture (C89 as changed): S moved only to keep the anchor
 )
 
 // normalCommit is C90.
@@ -472,19 +486,24 @@ func (b *bounded) normalCommit(kind commitKind, replace map[int]bool, suspended 
 	b.setMetrics(v)
 	n := len(b.env.messageIDs())
 	w := Window{First: 0, Last: -1}
+	gesture := kind == commitGesture // following is decided when the gesture ends (C87)
 	if n > 0 {
-		a, z := b.layout.Visible(b.target(an, v.S))
+		a, z := b.layout.Visible(b.aim(an, v.S, gesture))
 		w = b.layout.Plan(Normal(a, z, n))
 	}
 	proj := w.Mounted(n)
-	if !(kind == commitGeometry && b.sameLayout(w, proj)) {
+	if !(kind >= commitGeometry && b.sameLayout(w, proj)) {
 		if err := b.env.commit(proj, replace, &w); err != nil {
 			return err
 		}
 	}
 	b.hasViewport = true
 	b.measureMounted()
-	b.writeScroll(b.target(an, v.S))
+	// During a gesture S is the user's: written only when the anchor moved
+	// (an assignment stops the browser's smooth scroll where it is).
+	if s := b.aim(an, v.S, gesture); !gesture || math.Abs(s-v.S) > 1 {
+		b.writeScroll(s)
+	}
 	return b.sendDemand(suspended)
 }
 
@@ -557,8 +576,15 @@ func (b *bounded) geometryFrame() error {
 		return nil
 	}
 	if b.gesture {
-		b.resendSuspended()
-		return nil
+		// C89 as changed: a touchpad, a fling or a dragged scrollbar moves
+		// further than the mounted window between notifications; a frame
+		// whose view would show a spacer where messages go commits, with
+		// demand still suspended. Otherwise it commits nothing.
+		if b.held || b.covers(b.doc.Scroll(b.root)) {
+			b.resendSuspended()
+			return nil
+		}
+		return b.normalCommit(commitGesture, nil, true)
 	}
 	if b.held {
 		b.resendSuspended()
@@ -655,6 +681,21 @@ func (b *bounded) gestureNotice(read []float64) {
 	}
 	b.timer, b.timerSet = b.env.setTimeout(gestureSettle)
 	b.scheduleGeometry()
+}
+
+// covers reports whether the mounted roots show everything the view at s
+// shows, in the layout last written.
+func (b *bounded) covers(s float64) bool {
+	if b.layout.Len() == 0 || b.layout.Len() != len(b.env.messageIDs()) {
+		return true
+	}
+	a, z := b.layout.Visible(s)
+	for i := a; i <= z; i++ {
+		if b.env.residencyAt(i) == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // resizing reports whether the content changed size since the host last

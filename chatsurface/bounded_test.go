@@ -316,9 +316,13 @@ func TestC89_S46_SuspendedDuringGesture(t *testing.T) {
 	}
 	h.dom.SetScrollTop(0, 0)
 	h.host.OnScroll()
-	h.sch.frame()
+	h.sch.frame() // the view at the top is not mounted: this frame commits (C89 as changed), demand suspended
 	s := h.host.Snapshot()
-	if !s.Runtime.Suspended || s.Runtime.Scheduled || s.Runtime.Active != active || s.State != StateGestureScrolling {
+	if !s.Runtime.Suspended || s.Runtime.Scheduled || s.Runtime.Active != 0 || s.State != StateGestureScrolling || s.Mounted[0] != 0 {
+		t.Fatalf("%+v %v", s.Runtime, s.Mounted)
+	}
+	h.sch.frame() // covered now: nothing committed, nothing granted
+	if s := h.host.Snapshot(); !s.Runtime.Suspended || s.Runtime.Active != 0 {
 		t.Fatalf("%+v", s.Runtime)
 	}
 	g := grants
@@ -704,9 +708,12 @@ func TestC89_CompensatedAboveDuringGesture(t *testing.T) {
 	if h.dom.scroll != s0+400 {
 		t.Fatalf("a root the view starts in or shows must not move S: %v", h.dom.scroll)
 	}
-	h.sch.frame() // during the gesture: suspended, nothing committed
-	if h.host.Snapshot().State != StateGestureScrolling || h.dom.scroll != s0+400 {
-		t.Fatal("the gesture lasts")
+	// A frame during the gesture: the view now reaches past the mounted
+	// window, so it commits (C89 as changed), and that commit, measuring
+	// the shrunk root, puts the content back where the user saw it.
+	h.sch.frame()
+	if h.host.Snapshot().State != StateGestureScrolling || h.dom.Rect(el(495)).Top != top {
+		t.Fatalf("the gesture lasts: %s, top %v → %v", h.host.Snapshot().State, top, h.dom.Rect(el(495)).Top)
 	}
 	h.sch.fireTimers()
 	h.sch.flush()
@@ -815,5 +822,38 @@ func TestC86_JumpTargetStaysUntilTheUserScrolls(t *testing.T) {
 	h.scrollTo(h.dom.scroll - 50) // the user's scroll lets it go
 	if h.host.b.pin.ok {
 		t.Fatal("a gesture releases the jump target")
+	}
+}
+
+// C89 as changed: a touchpad or a dragged scrollbar moves further than the
+// mounted window between notifications, without the gesture ending; each
+// frame whose view would show a spacer commits, with demand suspended, so
+// the view is never left blank while the gesture lasts.
+func TestC89_GestureFramesKeepTheViewFilled(t *testing.T) {
+	h := managedHarness(t, 10000)
+	h.create()
+	h.open()
+	h.sch.flush()
+	for i := 0; i < 25; i++ {
+		h.dom.SetScrollTop(0, h.dom.scroll-3000)
+		h.host.OnScroll()
+		// Estimates (200 px) meet measured sizes (100 px): a frame or two
+		// more until the measured window covers the view.
+		for k := 0; k < 3; k++ {
+			h.sch.frame()
+		}
+		s := h.host.Snapshot()
+		if s.State != StateGestureScrolling || !s.Runtime.Suspended {
+			t.Fatalf("step %d: %s, suspended %v", i, s.State, s.Runtime.Suspended)
+		}
+		if !h.host.b.covers(h.dom.scroll) {
+			t.Fatalf("step %d: the view at %v shows a spacer; mounted %v", i, h.dom.scroll, s.Mounted)
+		}
+		h.invariant()
+	}
+	h.sch.fireTimers()
+	h.sch.flush()
+	if s := h.host.Snapshot(); s.State != StateSettled || s.FollowingTail || s.Runtime.Suspended {
+		t.Fatalf("the gesture ends: %+v", s)
 	}
 }

@@ -37,8 +37,8 @@ func TestC66_S49_UpdateRevokesWhileSuspended(t *testing.T) {
 	h, log := claimingHarness(t, 30)
 	h.open()
 	h.sch.flush()
-	h.dom.SetScrollTop(0, 0)
-	h.host.OnScroll() // gesture: demand suspended at the next frame
+	h.dom.SetScrollTop(0, h.dom.scroll-30)
+	h.host.OnScroll() // gesture: demand suspended at the next frame (the view stays covered: no commit)
 	h.sch.frame()
 	if !h.host.Snapshot().Runtime.Suspended {
 		t.Fatal("suspended")

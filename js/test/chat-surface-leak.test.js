@@ -12,14 +12,20 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import v8 from 'node:v8';
 import vm from 'node:vm';
+import { existsSync } from 'node:fs';
 import { makeRoot, formatMessage, materializer, messages, frames } from './chat-surface-fixture.js';
-import { installChatSurfaceApi, createChatSurfaceHost } from '../chat-surface.js';
 import { sharedCore } from '../core.js';
 import { styleCacheSize, STYLE_CACHE_MAX } from '../chat-surface-dom.js';
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc');
-const core = await sharedCore();
+// The module built with -tags heapprobe (`make heap-probe`): the page's has
+// no tc_heap (it links 18 KB of ReadMemStats). It becomes this process's
+// shared core before chat-surface.js asks for one.
+const PROBE = new URL('../.heap-probe.wasm', import.meta.url);
+assert.ok(existsSync(PROBE), 'run `make heap-probe` first (make test-js does)');
+const core = await sharedCore({ wasmURL: PROBE });
+const { installChatSurfaceApi, createChatSurfaceHost } = await import('../chat-surface.js');
 const api = installChatSurfaceApi(globalThis, { managed: true });
 let live = 0;
 api.registerParticipant({

@@ -154,7 +154,7 @@ test('S46/S49/C65/C89/C66: a gesture suspends demand; grants resume one per fram
   const active = host.snapshot().runtime.active;
   assert.ok(active > 0 && active <= 8);
   rt.log.length = 0;
-  gesture(root, 0);
+  gesture(root, root.scrollTop - 20); // a small move: the mounted window still covers the view
   assert.equal(host.snapshot().state, 'gesture-scrolling');
   assert.deepEqual(sched.timers, [150], 'the settle timer (C88)');
   sched.frame();
@@ -167,6 +167,16 @@ test('S46/S49/C65/C89/C66: a gesture suspends demand; grants resume one per fram
   const m = host.snapshot().runtime.candidates.find((c) => c.state === 'active').mesid;
   host.updateContent(m);
   assert.deepEqual(rt.log, [`revoke:${m}:content-released:true`]);
+  rt.log.length = 0;
+  // To the top in the same gesture: the view reaches past the mounted
+  // window, so the frame commits (C89 as changed); unmounting revokes with
+  // content-released (C66), demand stays suspended and grants nothing.
+  gesture(root, 0);
+  sched.frame();
+  s = host.snapshot().runtime;
+  assert.equal(s.suspended, true);
+  assert.ok(host.snapshot().mounted.includes(0));
+  assert.ok(rt.log.every((l) => /^revoke:\d+:content-released:true$/.test(l)), rt.log.join());
   rt.log.length = 0;
   sched.fireTimers(); // 150 ms after the last scroll: the gesture ends
   assert.equal(sched.frames, 1);
