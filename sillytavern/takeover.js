@@ -44,6 +44,8 @@ export function installSillyTavernTakeover({ st, core, enabled, settleOnAbort })
     started.set(type ?? 'normal', { options: options ?? {}, removed: type === 'regenerate' && last && !last.is_user ? last : null });
   });
   // Stop, and leaving the chat, end the turns' waits and abort their signals.
+  // (A chat left and reopened mid-turn has new message objects: the host's
+  // slot is then not the turn's, and nothing is written to it.)
   const stopAll = () => { for (const t of [...open]) t.stop(); };
   eventSource.on(ev.GENERATION_STOPPED, stopAll);
   eventSource.on(ev.CHAT_CHANGED, stopAll);
@@ -85,21 +87,25 @@ export function installSillyTavernTakeover({ st, core, enabled, settleOnAbort })
       restored = start.removed;
       chat.push(restored);
     }
+    const streaming = st.isStreamingEnabled();
     const host = sillyTavernHost({
-      st, type: kind, restored, turn,
+      st, type: kind, restored, turn, streaming,
       onClaimed() {
         claimed = true;
         turn.live = true;
         token.turn = ++generation;
         onClaim();
       },
+      // Liveness gates the unlock too (T61): a chat left and reopened keeps
+      // it, so the UI this turn locked comes back; the slot check keeps the
+      // writes out of the reopened chat.
       isCurrentGeneration: (t) => t.turn === generation && st.getCurrentChatId() === t.chatId,
     });
     const init = {
       type: kind,
       isContinue: kind === 'continue',
       forceName2: !!start?.options?.force_name2,
-      isStreamingEnabled: st.isStreamingEnabled(),
+      isStreamingEnabled: streaming,
       finalPrompt: null, // not assembled yet when interceptors run (docs/sillytavern.md)
       generateData: { chat: coreChat, contextSize },
       abortSignal: controller.signal,
@@ -179,7 +185,7 @@ function exposeContext(st, core, settleOnAbort) {
 /**
  * runTakeover's host (T53) over SillyTavern. Slot ids are chat indices.
  */
-function sillyTavernHost({ st, type, restored, turn, onClaimed, isCurrentGeneration }) {
+function sillyTavernHost({ st, type, restored, turn, streaming, onClaimed, isCurrentGeneration }) {
   const { chat, eventSource, event_types: ev } = st;
   let swipeBefore = null; // the swipe count before the placeholder swipe
   let timesBefore = null; // a continued message's generation times, for a discard
@@ -198,28 +204,55 @@ function sillyTavernHost({ st, type, restored, turn, onClaimed, isCurrentGenerat
   // A reply that ends while still reasoning (Stop, or a commit with no text)
   // is timed to its end, as SillyTavern's reasoning handler finishes it.
   let slot = null;
+  // The slot is the message acquirePlaceholder made or took, showing the
+  // swipe it showed then. Once the user has swiped it, deleted it or
+  // reloaded the chat (after Stop the UI is theirs), a plugin's late writes,
+  // saves, removals and events for it would land on what they made of it:
+  // they are dropped. A message that moved (one above it deleted) is
+  // followed.
+  let slotMsg = null;
+  let slotSwipe = 0;
+  const take = (id) => {
+    slot = id;
+    slotMsg = chat[id] ?? null;
+    slotSwipe = slotMsg?.swipe_id ?? 0;
+    return id;
+  };
+  const at = (id) => { // { m, id }: the slot as it is now, or null when it is not the turn's any more
+    if (slotMsg === null || id !== slot) return chat[id] ? { m: chat[id], id } : null;
+    const i = chat[id] === slotMsg ? id : chat.indexOf(slotMsg);
+    return i < 0 || (slotMsg.swipe_id ?? 0) !== slotSwipe ? null : { m: slotMsg, id: i };
+  };
   const endThinking = () => {
-    const m = slot === null ? undefined : message(slot);
-    if (thinkFrom === null || thinkTo !== null || !m?.extra) return false;
+    const s = slot === null ? null : at(slot);
+    if (thinkFrom === null || thinkTo !== null || !s?.m.extra) return false;
     thinkTo = Date.now();
-    m.extra.reasoning_duration = thinkTo - thinkFrom;
-    st.syncMesToSwipe(slot);
+    s.m.extra.reasoning_duration = thinkTo - thinkFrom;
+    st.syncMesToSwipe(s.id);
     return true;
   };
 
-  const message = (id) => chat[id];
   const redrawNow = (id) => {
-    const m = message(id);
-    if (m) {
-      st.updateMessageBlock(id, m);
-      showGenerationTime(id, m);
+    const s = at(id);
+    if (s) {
+      st.updateMessageBlock(s.id, s.m);
+      showGenerationTime(s.id, s.m);
     }
-    return m;
+    return s;
   };
 
   return {
     eventTypes: ev,
-    emit: (name, ...args) => eventSource.emit(name, ...args),
+    emit(name, ...args) {
+      // The events that name the reply name it where it is, if it is still
+      // the turn's (MESSAGE_RECEIVED, CHARACTER_MESSAGE_RENDERED).
+      if (slot !== null && args[0] === slot && (name === ev.MESSAGE_RECEIVED || name === ev.CHARACTER_MESSAGE_RENDERED)) {
+        const s = at(slot);
+        if (!s) return undefined;
+        args[0] = s.id;
+      }
+      return eventSource.emit(name, ...args);
+    },
     onClaimed,
     isCurrentGeneration,
 
@@ -230,7 +263,7 @@ function sillyTavernHost({ st, type, restored, turn, onClaimed, isCurrentGenerat
       if (t === 'continue' && last >= 0) { // the slot is the message being continued
         timesBefore = { gen_started: chat[last].gen_started, gen_finished: chat[last].gen_finished };
         orig = was(chat[last]);
-        return last;
+        return take(last);
       }
       if (t === 'regenerate' && restored && chat[last] === restored) {
         // The reply SillyTavern deleted was back only for the listeners to
@@ -249,18 +282,18 @@ function sillyTavernHost({ st, type, restored, turn, onClaimed, isCurrentGenerat
       await st.saveReply({ type: t, getMessage: '...', fromStreaming: true });
       st.hideSwipeButtons({ hideCounters: true });
       st.scrollChatToBottom({ waitForFrame: true });
-      slot = chat.length - 1;
-      return slot;
+      return take(chat.length - 1);
     },
 
     readSlot(id) {
-      const m = message(id);
+      const m = at(id)?.m;
       return { text: m?.mes ?? '', reasoning: m?.extra?.reasoning ?? '' };
     },
 
     writeSlot(id, text, reasoning) {
-      const m = message(id);
-      if (!m) return;
+      const s = at(id);
+      if (!s) return;
+      const m = s.m;
       m.mes = text;
       if (!m.extra || typeof m.extra !== 'object') m.extra = {};
       m.extra.reasoning = reasoning;
@@ -273,7 +306,8 @@ function sillyTavernHost({ st, type, restored, turn, onClaimed, isCurrentGenerat
       const newReasoning = reasoning !== '' && reasoning !== orig.reasoning;
       if (!firstToken && (newText || newReasoning)) {
         firstToken = true;
-        m.extra.time_to_first_token = now.getTime() - placedAt;
+        // (A reply not streamed records none, as SillyTavern's.)
+        if (streaming) m.extra.time_to_first_token = now.getTime() - placedAt;
       }
       if (reasoning !== '' && type !== 'continue') { // (a continued message keeps its own)
         if (newReasoning) thinkFrom ??= now.getTime();
@@ -283,44 +317,51 @@ function sillyTavernHost({ st, type, restored, turn, onClaimed, isCurrentGenerat
         m.extra.reasoning_duration = thinkTo === null ? null : thinkTo - thinkFrom;
         // What SillyTavern's reasoning handler emits when the text begins
         // (not awaited: writeSlot is synchronous, T59).
-        if (done) eventSource.emit(ev.STREAM_REASONING_DONE, reasoning, thinkTo - thinkFrom, id, 'done');
+        if (done) eventSource.emit(ev.STREAM_REASONING_DONE, reasoning, thinkTo - thinkFrom, s.id, 'done');
       }
-      st.syncMesToSwipe(id);
+      st.syncMesToSwipe(s.id);
     },
 
     // Live redraws emit what a streamed reply emits, plus MESSAGE_UPDATED
     // as Luker does. STREAM_TOKEN_RECEIVED carries the generated text, as
     // SillyTavern's stream does (a continue's without the text continued),
-    // and only while the turn is live: after Stop, the partial's redraw is
-    // no new token (a text-to-speech listener would read on past the stop).
+    // and only while the turn is live and streamed: after Stop, the
+    // partial's redraw is no new token (a text-to-speech listener would read
+    // on past the stop), and a reply not streamed has no tokens.
     async redraw(id) {
-      const m = redrawNow(id);
-      if (!m) return;
-      if (turn.live) {
-        const text = type === 'continue' && m.mes.startsWith(orig.text) ? m.mes.slice(orig.text.length) : m.mes;
+      const s = redrawNow(id);
+      if (!s) return;
+      if (turn.live && streaming) {
+        const text = type === 'continue' && s.m.mes.startsWith(orig.text) ? s.m.mes.slice(orig.text.length) : s.m.mes;
         await eventSource.emit(ev.STREAM_TOKEN_RECEIVED, text);
       }
-      await eventSource.emit(ev.MESSAGE_UPDATED, id);
+      await eventSource.emit(ev.MESSAGE_UPDATED, s.id);
     },
 
     persist: () => {
+      if (slot !== null && !at(slot)) return undefined; // nothing of the turn's to save
       endThinking();
       return st.saveChatConditional();
     },
 
     async removeSlot(id) {
-      if (id === chat.length - 1) await st.deleteLastMessage();
-      else await st.deleteMessage(id);
+      const s = at(id);
+      if (!s) return;
+      if (s.id === chat.length - 1) await st.deleteLastMessage();
+      else await st.deleteMessage(s.id);
     },
 
     async restoreSlot(id, text, reasoning) {
-      const m = message(id);
-      if (!m) return;
+      const s = at(id);
+      if (!s) return;
+      id = s.id;
+      const m = s.m;
       if (type === 'swipe' && Array.isArray(m.swipes) && swipeBefore !== null && m.swipes.length > swipeBefore) {
         // Drop the placeholder swipe and show the one the user swiped from.
         m.swipes.length = swipeBefore;
         if (Array.isArray(m.swipe_info)) m.swipe_info.length = Math.min(m.swipe_info.length, swipeBefore);
         m.swipe_id = Math.max(0, swipeBefore - 1);
+        slotSwipe = m.swipe_id; // (the turn's own move: the slot stays the turn's)
         m.mes = m.swipes[m.swipe_id] ?? '';
         const info = m.swipe_info?.[m.swipe_id];
         if (info?.extra && typeof info.extra === 'object') m.extra = structuredClone(info.extra);
@@ -351,7 +392,9 @@ function sillyTavernHost({ st, type, restored, turn, onClaimed, isCurrentGenerat
     }),
 
     async afterCommit(id, { text }) {
-      await st.updateSwipeCounter(id);
+      const s = at(id);
+      if (!s) return;
+      await st.updateSwipeCounter(s.id);
       turn.autoContinue = text;
     },
   };

@@ -7,10 +7,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import {
   REPO, startSillyTavern, launchChromium, openSillyTavern, message, send, chooseOption, swipeRight,
-  waitIdle, idle, chatState, shownText, turn, openGroupChat, readGroupChat,
+  waitIdle, idle, chatState, shownText, turn, openGroupChat, readGroupChat, openChat, chatJsonl, CHARACTER,
 } from './harness.js';
 import { startMockLLM } from './mock-llm.js';
 import { FIXED, PLANNER, CRITIC } from '../../test/fixtures/luker-style-plugin.js';
@@ -305,6 +305,83 @@ test('a discarded turn restores the chat (T60): normal removes the placeholder, 
   const counter = (await page.textContent('#chat .last_mes .swipes-counter')).replace(/\u200b/g, '');
   assert.equal(counter.trim(), `${reply.swipes.length}/${reply.swipes.length}`);
   await seed({ failAt: -1 });
+});
+
+// A plugin whose backend call cannot be cancelled runs on after Stop (T61
+// leaves its turn current: no newer one started). Once the user has made the
+// slot theirs, its late writes, save and events must not land on it.
+const lateTurn = async (start, then, { delayMs = 150, count = 14 } = {}) => {
+  const kept = (await chatState(page)).at(-1);
+  await page.waitForTimeout(300);
+  const saved = st.readChat().at(-1);
+  await seed({ chunks: Array.from({ length: count }, (_, i) => `late${i} `), delayMs, ignoreAbort: true });
+  const started = Date.now();
+  await start();
+  await page.waitForFunction(() => (document.querySelector('#chat .last_mes .mes_text')?.textContent ?? '').includes('late1'), null, { timeout: 15000 });
+  await then(kept);
+  // The backend's chunks, then the plugin's commit (or its abort, when a
+  // write to its handle is refused first).
+  await page.waitForTimeout(Math.max(0, started + count * delayMs - Date.now()) + 1200);
+  await seed({ ignoreAbort: false });
+  return { kept, saved };
+};
+
+test('Stop, then swipe back: a plugin that runs on after Stop writes nothing over the reply swiped back to (T61)', async () => {
+  await seed({ chunks: ['Saved ', 'reply.'], delayMs: 20 });
+  await turn(page, () => send(page, 'Say something worth keeping'));
+  const { kept } = await lateTurn(() => swipeRight(page), async (k) => {
+    await page.click('#mes_stop');
+    await waitIdle(page);
+    await page.click('#chat .last_mes .swipe_left');
+    await page.waitForFunction((t) => document.querySelector('#chat .last_mes .mes_text')?.textContent.trim() === t, k.mes);
+  });
+  assert.equal(kept.mes, 'Saved reply.');
+  const last = (await chatState(page)).at(-1);
+  assert.equal(last.swipe_id, 0);
+  assert.equal(last.mes, 'Saved reply.');
+  assert.equal(last.swipes[0], 'Saved reply.');
+  assert.equal(await shownText(page), 'Saved reply.');
+  const file = st.readChat().at(-1);
+  assert.equal(file.swipes[0], 'Saved reply.', 'the file keeps the reply');
+  assert.ok(file.swipe_id !== 1 || file.mes !== 'Saved reply.');
+  assert.ok(await idle(page), 'the UI is the user\'s');
+});
+
+test('leaving the chat and coming back mid-turn: the reopened chat is not written (T61)', async () => {
+  writeFileSync(join(st.userDir, 'chats', CHARACTER.chatDir, 'elsewhere.jsonl'), chatJsonl([message('Another chat.')]));
+  await takeEvents();
+  // Chunks far apart: the plugin writes nothing while the other chat is
+  // open; back in this one, its messages are new objects, not the turn's.
+  await lateTurn(() => send(page, 'Answer slowly'), async () => {
+    await openChat(page, 'elsewhere');
+    await openChat(page, st.chatName);
+  }, { delayMs: 2500, count: 4 });
+  const chat = await chatState(page);
+  const file = st.readChat();
+  assert.deepEqual(chat.map((m) => m.mes), file.map((m) => m.mes), 'the reopened chat is the file');
+  assert.ok(chat.every((m) => !m.mes.includes('late2')), 'no late text in it');
+  const late = (await takeEvents()).filter((e) => (e[0] === 'MESSAGE_RECEIVED' || e[0] === 'CHARACTER_MESSAGE_RENDERED') && e[1] >= chat.length);
+  assert.deepEqual(late, [], 'no event names a message the chat does not have');
+  await waitIdle(page);
+});
+
+test('with streaming off, a claimed reply is saved and announced as a reply that was not streamed', async () => {
+  const toggle = (on) => page.evaluate((v) => { globalThis.$('#stream_toggle').prop('checked', v).trigger('change'); }, on);
+  await toggle(false);
+  try {
+    await seed({ chunks: ['Not ', 'streamed.'], delayMs: 20 });
+    await takeEvents();
+    await turn(page, () => send(page, 'No streaming, please'));
+    const events = names(await takeEvents());
+    assert.ok(!events.includes('STREAM_TOKEN_RECEIVED'), events.join(' '));
+    assert.ok(events.includes('MESSAGE_RECEIVED'));
+    await page.waitForTimeout(300);
+    const file = st.readChat().at(-1);
+    assert.equal(file.mes, 'Not streamed.');
+    assert.equal('time_to_first_token' in (file.extra ?? {}), false, 'no time to first token, as SillyTavern\'s');
+  } finally {
+    await toggle(true);
+  }
 });
 
 test('a declined turn takes SillyTavern\'s normal path and reaches the model exactly once (T55)', async () => {

@@ -12,6 +12,8 @@ const control = (globalThis.__seedPlugin = {
   chunks: ['Hel', 'lo ', 'from ', 'the ', 'plugin.'],
   delayMs: 30,
   failAt: -1,           // throw a non-abort error before this chunk index
+  ignoreAbort: false,   // a backend call that cannot be cancelled: it runs on after Stop
+  finished: 0,          // streams that ran to their end
   dispatches: [],       // payload snapshots, for the tests
 });
 const Luker = globalThis.SillyTavern;
@@ -22,9 +24,10 @@ function shouldTakeover(eventData) {
 }
 
 async function* streamFromMyBackend(eventData) {
-  const { chunks, delayMs, failAt } = control;
+  const { chunks, delayMs, failAt, ignoreAbort } = control;
   for (const [i, c] of chunks.entries()) {
     await new Promise((resolve, reject) => {
+      if (ignoreAbort) { setTimeout(resolve, delayMs); return; }
       if (eventData.abortSignal.aborted) { reject(new DOMException('stopped', 'AbortError')); return; }
       const t = setTimeout(resolve, delayMs);
       eventData.abortSignal.addEventListener('abort', () => { clearTimeout(t); reject(new DOMException('stopped', 'AbortError')); }, { once: true });
@@ -32,6 +35,7 @@ async function* streamFromMyBackend(eventData) {
     if (i === failAt) throw new Error('backend broke');
     yield c;
   }
+  control.finished++;
 }
 
 installSeedExample({ Luker, shouldTakeover, streamFromMyBackend });
