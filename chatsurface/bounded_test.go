@@ -248,6 +248,15 @@ func TestC73_S61_ShiftAndPop(t *testing.T) {
 	}
 }
 
+// jump is jumpToMessage(m) and the frames after it.
+func (h *harness) jump(m int) {
+	h.t.Helper()
+	if _, err := h.host.JumpToMessage(Num(float64(m))); err != nil {
+		h.t.Fatal(err)
+	}
+	h.sch.flush()
+}
+
 // scrollTo simulates a user gesture that settles through the timer.
 func (h *harness) scrollTo(s float64) {
 	h.dom.SetScrollTop(0, s)
@@ -603,10 +612,7 @@ func TestC86_S62_AnchorOnResize(t *testing.T) {
 	h := managedHarness(t, 1000)
 	h.create()
 	h.open()
-	if _, err := h.host.JumpToMessage(Num(495)); err != nil {
-		t.Fatal(err)
-	}
-	h.sch.flush()
+	h.jump(495)
 	h.scrollTo(h.host.b.layout.Start(495)) // the user's: the jump target is let go
 	top := h.dom.Rect(h.host.MessageElement(495)).Top
 	s0 := h.dom.scroll
@@ -679,10 +685,7 @@ func TestC89_CompensatedAboveDuringGesture(t *testing.T) {
 	h := managedHarness(t, 1000)
 	h.create()
 	h.open()
-	if _, err := h.host.JumpToMessage(Num(495)); err != nil {
-		t.Fatal(err)
-	}
-	h.sch.flush()
+	h.jump(495)
 	h.dom.SetScrollTop(0, h.host.b.layout.Start(495)+10)
 	h.host.OnScroll() // a gesture begins
 	if h.host.Snapshot().State != StateGestureScrolling {
@@ -777,10 +780,7 @@ func TestC80_RootResizeRelaysOut(t *testing.T) {
 	if h.dom.scroll != h.dom.scrollHeight()-600 || !h.host.Snapshot().FollowingTail {
 		t.Fatalf("following: scroll %v, end %v", h.dom.scroll, h.dom.scrollHeight()-600)
 	}
-	if _, err := h.host.JumpToMessage(Num(500)); err != nil {
-		t.Fatal(err)
-	}
-	h.sch.flush()
+	h.jump(500)
 	before := h.host.Snapshot().Viewport
 	h.dom.height = 3000 // taller: more messages in view
 	h.host.OnResize([]Node{h.dom.root.id})
@@ -800,10 +800,7 @@ func TestC86_JumpTargetStaysUntilTheUserScrolls(t *testing.T) {
 	h := managedHarness(t, 1000)
 	h.create()
 	h.open()
-	if _, err := h.host.JumpToMessage(Num(500)); err != nil {
-		t.Fatal(err)
-	}
-	h.sch.flush()
+	h.jump(500)
 	el := func(i int) Node { return h.host.MessageElement(i) }
 	top := h.dom.Rect(el(500)).Top
 	for round, i := range []int{499, 498, 499} { // on screen above the target, then again later
