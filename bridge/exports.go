@@ -3,7 +3,6 @@
 package bridge
 
 import (
-
 	"tavern-core/jsvalue"
 )
 
@@ -54,4 +53,3 @@ func tcPanic() (st int32) {
 	m["boom"] = 1
 	return OK
 }
-

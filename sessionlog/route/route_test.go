@@ -121,7 +121,7 @@ type fakeAgent struct {
 	err       error
 }
 
-func (a *fakeAgent) Status() string { return a.status }
+func (a *fakeAgent) Status() string    { return a.status }
 func (a *fakeAgent) Same(o Agent) bool { return Agent(a) == o }
 func (a *fakeAgent) Followup(m json.RawMessage) error {
 	a.mu.Lock()
