@@ -666,8 +666,11 @@ func (b *bounded) gestureNotice(read []float64) {
 	// before the notification, leaves the offset short of the new end).
 	// Nor is a move up while the content is resizing under the view: the
 	// browser clamped when it shrank and it may have grown again since, so
-	// the move says nothing about the user until the sizes are measured.
-	if b.following && b.env.surfaceState() == StateSettled && (atLiveEnd(v, 1.5) || s > b.lastS || b.resizing()) {
+	// the move says nothing about the user until the sizes are measured —
+	// unless the projection is held (C96): nothing is measured until the
+	// hold ends (an editor open on the last message, growing with its
+	// text), and every scroll of the user's would be lost until then.
+	if b.following && b.env.surfaceState() == StateSettled && (atLiveEnd(v, 1.5) || s > b.lastS || !b.held && b.resizing()) {
 		b.lastS = s
 		b.scheduleGeometry()
 		return

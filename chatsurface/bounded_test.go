@@ -1,6 +1,7 @@
 package chatsurface
 
 import (
+	"math"
 	"slices"
 	"strconv"
 	"testing"
@@ -852,5 +853,33 @@ func TestC89_GestureFramesKeepTheViewFilled(t *testing.T) {
 	h.sch.flush()
 	if s := h.host.Snapshot(); s.State != StateSettled || s.FollowingTail || s.Runtime.Suspended {
 		t.Fatalf("the gesture ends: %+v", s)
+	}
+}
+
+// C88 as changed, C96: while the projection is held (an editor open on the
+// last message) a size change under the following view waits for the end
+// of the hold; a scroll up meanwhile is the user's gesture, not layout, and
+// releasing the hold keeps where the user went.
+func TestC88_HeldResizeDoesNotSwallowScrolls(t *testing.T) {
+	h := managedHarness(t, 1000)
+	h.create()
+	h.open()
+	h.sch.flush()
+	_ = h.host.SetProjectionHeld(true)
+	h.dom.n(h.host.MessageElement(999)).size += 120 // the editor's textarea grows
+	h.host.OnResize([]Node{h.host.MessageElement(999)})
+	h.sch.flush()
+	h.dom.SetScrollTop(0, h.dom.scroll-1500)
+	h.host.OnScroll()
+	if s := h.host.Snapshot(); s.State != StateGestureScrolling {
+		t.Fatalf("a scroll up while held is a gesture: %s", s.State)
+	}
+	h.sch.fireTimers()
+	h.sch.flush()
+	at := h.dom.scroll
+	_ = h.host.SetProjectionHeld(false)
+	h.sch.flush()
+	if s := h.host.Snapshot(); s.FollowingTail || math.Abs(h.dom.scroll-at) > 200 || h.dom.scroll >= h.dom.scrollHeight()-h.dom.height-100 {
+		t.Fatalf("released: following %v, scroll %v (was %v, end %v)", s.FollowingTail, h.dom.scroll, at, h.dom.scrollHeight()-h.dom.height)
 	}
 }
