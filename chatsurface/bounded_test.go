@@ -17,6 +17,15 @@ func managedHarness(t *testing.T, n int) *harness {
 	return h
 }
 
+// openedHarness is a managed host over n messages, opened and settled.
+func openedHarness(t *testing.T, n int) *harness {
+	h := managedHarness(t, n)
+	h.create()
+	h.open()
+	h.sch.flush()
+	return h
+}
+
 func (h *harness) open() {
 	h.t.Helper()
 	if err := h.host.Open(); err != nil {
@@ -748,10 +757,7 @@ func TestC89_CompensatedAboveDuringGesture(t *testing.T) {
 // the top of a long chat is a gesture, not content resizing under a
 // following view, and is not undone.
 func TestC88_FarScrollFromTheTailIsAGesture(t *testing.T) {
-	h := managedHarness(t, 10000)
-	h.create()
-	h.open()
-	h.sch.flush()
+	h := openedHarness(t, 10000)
 	h.dom.farNoise = 0.25
 	end := h.dom.scroll
 	h.dom.SetScrollTop(0, 1000)
@@ -770,10 +776,7 @@ func TestC88_FarScrollFromTheTailIsAGesture(t *testing.T) {
 // composer below the chat growing) re-lays out at the next frame: a
 // following view stays at the end, a taller one mounts what it now shows.
 func TestC80_RootResizeRelaysOut(t *testing.T) {
-	h := managedHarness(t, 1000)
-	h.create()
-	h.open()
-	h.sch.flush()
+	h := openedHarness(t, 1000)
 	h.dom.height = 600 // shorter: the end is further down
 	h.dom.SetScrollTop(0, h.dom.scroll)
 	h.host.OnResize([]Node{h.dom.root.id})
@@ -828,10 +831,7 @@ func TestC86_JumpTargetStaysUntilTheUserScrolls(t *testing.T) {
 // frame whose view would show a spacer commits, with demand suspended, so
 // the view is never left blank while the gesture lasts.
 func TestC89_GestureFramesKeepTheViewFilled(t *testing.T) {
-	h := managedHarness(t, 10000)
-	h.create()
-	h.open()
-	h.sch.flush()
+	h := openedHarness(t, 10000)
 	for i := 0; i < 25; i++ {
 		h.dom.SetScrollTop(0, h.dom.scroll-3000)
 		h.host.OnScroll()
@@ -861,10 +861,7 @@ func TestC89_GestureFramesKeepTheViewFilled(t *testing.T) {
 // of the hold; a scroll up meanwhile is the user's gesture, not layout, and
 // releasing the hold keeps where the user went.
 func TestC88_HeldResizeDoesNotSwallowScrolls(t *testing.T) {
-	h := managedHarness(t, 1000)
-	h.create()
-	h.open()
-	h.sch.flush()
+	h := openedHarness(t, 1000)
 	_ = h.host.SetProjectionHeld(true)
 	h.dom.n(h.host.MessageElement(999)).size += 120 // the editor's textarea grows
 	h.host.OnResize([]Node{h.host.MessageElement(999)})

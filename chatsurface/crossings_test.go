@@ -8,10 +8,7 @@ import "testing"
 // verification and measurement, the scroll write) however many roots it
 // mounts.
 func TestC2_BatchesPerFrame(t *testing.T) {
-	h := managedHarness(t, 10000)
-	h.create()
-	h.open()
-	h.sch.flush()
+	h := openedHarness(t, 10000)
 	for step := 1; step <= 20; step++ {
 		h.dom.SetScrollTop(0, float64(1000000-step*40000))
 		h.host.OnScroll()
@@ -31,10 +28,7 @@ func TestC2_BatchesPerFrame(t *testing.T) {
 // write with the normal commit's first read; the normal commit's children,
 // DOM batch and scroll write; and step 4's reads.
 func TestC2_BatchesPerJump(t *testing.T) {
-	h := managedHarness(t, 10000)
-	h.create()
-	h.open()
-	h.sch.flush()
+	h := openedHarness(t, 10000)
 	for _, target := range []int{500, 7000, 20, 9990, 4321} {
 		before := h.dom.batches
 		if _, err := h.host.JumpToMessage(Num(float64(target))); err != nil {

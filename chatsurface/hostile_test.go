@@ -116,10 +116,7 @@ func TestC109_DisposeFromMaterialize(t *testing.T) {
 // C88 as changed: while following, a scroll notification at the live end
 // (the browser clamping after content shrank) is not a gesture.
 func TestC88_ClampIsNotAGesture(t *testing.T) {
-	h := managedHarness(t, 100)
-	h.create()
-	h.open()
-	h.sch.flush()
+	h := openedHarness(t, 100)
 	tail := h.dom.n(h.host.MessageElement(99))
 	tail.size = 40 // the tail shrinks; the browser clamps S to the new end
 	h.dom.scroll = h.dom.scrollHeight() - h.dom.height
@@ -138,10 +135,7 @@ func TestC88_ClampIsNotAGesture(t *testing.T) {
 // leave the tail. Seen in the real SillyTavern as runtime frames resized
 // right after an open.
 func TestC88_ShrinkThenGrowIsNotAGesture(t *testing.T) {
-	h := managedHarness(t, 100)
-	h.create()
-	h.open()
-	h.sch.flush()
+	h := openedHarness(t, 100)
 	end := h.dom.scrollHeight() - h.dom.height
 	tail := h.dom.n(h.host.MessageElement(99))
 	// The host left S somewhat above the end (its layout was short), then the
@@ -190,10 +184,7 @@ func TestC88_MoveUpWhileResizingIsNotAGesture(t *testing.T) {
 	// Not yet notified: the roots whose live box differed are notified by
 	// the notice itself (the adapter drops a later notification whose box
 	// is the one already read, docs/chatsurface.md).
-	h := managedHarness(t, 100)
-	h.create()
-	h.open()
-	h.sch.flush()
+	h := openedHarness(t, 100)
 	h.dom.n(h.host.MessageElement(99)).size -= 132
 	h.dom.scroll -= 132
 	h.dom.n(h.host.MessageElement(98)).size += 56
@@ -236,10 +227,7 @@ func noGestureStillFollowing(t *testing.T, h *harness, what string) {
 // C87 as changed: a gesture that ends at the live end follows, even when
 // the layout last written predates content that shrank.
 func TestC87_FollowingFromLiveMeasurements(t *testing.T) {
-	h := managedHarness(t, 100)
-	h.create()
-	h.open()
-	h.sch.flush()
+	h := openedHarness(t, 100)
 	h.scrollTo(1000) // stop following
 	if h.host.Snapshot().FollowingTail {
 		t.Fatal("a gesture away from the end stops following")

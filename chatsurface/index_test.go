@@ -79,10 +79,7 @@ func TestC25MessageIndexDenseAndSparse(t *testing.T) {
 // still found.
 func TestC4_StructuralPassReusesStorage(t *testing.T) {
 	spareStructure.Store(nil)
-	h := managedHarness(t, 10000)
-	h.create()
-	h.open()
-	h.sch.flush()
+	h := openedHarness(t, 10000)
 	a := &h.host.ids[0]
 	if err := h.host.structural(); err != nil {
 		t.Fatal(err)

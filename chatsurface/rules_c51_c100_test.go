@@ -564,10 +564,7 @@ func TestC95_ScrollToEndWhileHeld(t *testing.T) {
 // C96: a structural render() is not held; releasing a hold with nothing owed
 // schedules nothing; a reset clears the hold and the owed mark.
 func TestC96_HoldDetails(t *testing.T) {
-	h := managedHarness(t, 1000)
-	h.create()
-	h.open()
-	h.sch.flush()
+	h := openedHarness(t, 1000)
 	_ = h.host.SetProjectionHeld(true)
 	_ = h.host.SetProjectionHeld(false)
 	if len(h.sch.frames) != 0 {
@@ -652,10 +649,7 @@ func TestC97_RefreshDropsMeasuredSizes(t *testing.T) {
 // C96, C97: while held, a refresh is deferred to the owed commit; releasing
 // the hold runs exactly one.
 func TestC97_HeldRefreshDeferred(t *testing.T) {
-	h := managedHarness(t, 1000)
-	h.create()
-	h.open()
-	h.sch.flush()
+	h := openedHarness(t, 1000)
 	_ = h.host.SetProjectionHeld(true)
 	_ = h.host.RefreshLayout()
 	h.sch.flush()
@@ -672,10 +666,7 @@ func TestC97_HeldRefreshDeferred(t *testing.T) {
 // C88: notifications on a faulted host are ignored; a scrollend with no
 // gesture is ignored; the settle timer is 150 ms.
 func TestC88_IgnoredNotificationsAndTimer(t *testing.T) {
-	h := managedHarness(t, 100)
-	h.create()
-	h.open()
-	h.sch.flush()
+	h := openedHarness(t, 100)
 	h.host.OnScrollEnd()
 	if len(h.sch.frames) != 0 || h.host.Snapshot().State != StateSettled {
 		t.Fatal("a scrollend without a gesture does nothing")
@@ -762,10 +753,7 @@ func TestC100_StaticHasNoBoundedMarks(t *testing.T) {
 // operation runs is not reported (the DOM is compared with the projection,
 // not with a record of changes).
 func TestC79_UndoneChangeNotReported(t *testing.T) {
-	h := managedHarness(t, 10)
-	h.create()
-	h.open()
-	h.sch.flush()
+	h := openedHarness(t, 10)
 	root := h.host.MessageElement(8)
 	next := h.host.MessageElement(9)
 	h.dom.Remove(root)
