@@ -72,8 +72,10 @@ export class LiveSession {
     this.clock = clock;
   }
 
-  // Take the log the file's bytes hold as this session's (nothing pending).
-  #adopt(bytes, log = openLog(bytes)) {
+  // Take the log the file's bytes hold as this session's (nothing pending);
+  // on a reload, only if it is still the session with this id.
+  #adopt(bytes, id) {
+    const log = openLog(bytes);
     // The events as the harness holds them in memory: packed chunk rows
     // expanded, older v0 shapes migrated (Go's reader decides both).
     const lines = log.encode().split('\n');
@@ -84,6 +86,10 @@ export class LiveSession {
     if (typeof header.id !== 'string' || header.id === '') {
       log.close();
       throw new SessionLogError('invalid-log', 'the session header has no id (a non-empty string), so no request could name this session', { rule: 'S5', line: 1 });
+    }
+    if (id !== undefined && header.id !== id) {
+      log.close();
+      throw new Error(`it now holds session ${JSON.stringify(header.id)}`);
     }
     this.header = header;
     this.#events = lines.slice(1).map((l) => JSON.parse(l));
@@ -143,18 +149,12 @@ export class LiveSession {
   // so; a file that no longer reads as this session's log stays refused.
   #reload(err) {
     const dropped = this.#pending.length;
-    let bytes, log;
     try {
-      bytes = readFileSync(this.path);
-      log = openLog(bytes);
-      const id = JSON.parse(log.encode().split('\n', 1)[0]).id;
-      if (id !== this.id) throw new Error(`it now holds session ${JSON.stringify(id)}`);
+      this.#adopt(readFileSync(this.path), this.id);
     } catch (cause) {
-      log?.close();
       err.message += `; reloading it failed too (${cause.message}), so this session cannot write to it until it is loaded again`;
       return;
     }
-    this.#adopt(bytes, log);
     err.message += `; this session dropped its ${dropped} unsaved event(s) and now holds the file as it is (${this.#events.length} events)`;
   }
 
