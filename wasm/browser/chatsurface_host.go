@@ -177,6 +177,8 @@ func (e *surfaceEdge) op(a bridge.Args) any {
 func (e *surfaceEdge) snapshot(h *chatsurface.Host) js.Value {
 	sn := h.Snapshot()
 	var w bridge.Encoder
+	w.Unit(0) // the record's length, set below, so the facade knows how much to read
+	w.Unit(0)
 	str := func(s string) { w.Units(jsvalue.U(s)) }
 	num := func(n int) { w.F64(float64(n)) }
 	ints := func(xs []int) {
@@ -219,7 +221,9 @@ func (e *surfaceEdge) snapshot(h *chatsurface.Host) js.Value {
 	}
 	ints(sn.PendingPreparations)
 	out := w.Out()
-	bridge.Write(append([]uint16{uint16(len(out)), uint16(len(out) >> 16)}, out...))
+	n := len(out) - 2
+	out[0], out[1] = uint16(n), uint16(n>>16)
+	bridge.Write(out)
 	return e.jsError(sn.Fault)
 }
 
