@@ -136,6 +136,10 @@ export interface EditorHost {
   authorize(request: Request): boolean | Promise<boolean>;
   /** A loaded session, or nothing (unknown and unloaded look alike, S78). */
   session(id: string): LiveSessionPort | null | undefined;
+  /**
+   * The session's live agent: the same object for as long as that agent lives, another one once
+   * the session has a new agent (a wake this editor requested ends with its agent, S65).
+   */
   agent(id: string): AgentPort | null | undefined;
 }
 export interface LiveSessionPort {

@@ -201,8 +201,6 @@ function sillyTavernHost({ st, type, restored, turn, streaming, onClaimed, isCur
   // being regenerated, the swipe swiped from, the message continued): the
   // first writes carry them, and they are not the plugin's first token.
   let orig = { text: '', reasoning: '' };
-  // A reply that ends while still reasoning (Stop, or a commit with no text)
-  // is timed to its end, as SillyTavern's reasoning handler finishes it.
   let slot = null;
   // The slot is the message acquirePlaceholder made or took, showing the
   // swipe it showed then. Once the user has swiped it, deleted it or
@@ -223,6 +221,8 @@ function sillyTavernHost({ st, type, restored, turn, streaming, onClaimed, isCur
     const i = chat[id] === slotMsg ? id : chat.indexOf(slotMsg);
     return i < 0 || (slotMsg.swipe_id ?? 0) !== slotSwipe ? null : { m: slotMsg, id: i };
   };
+  // A reply that ends while still reasoning (Stop, or a commit with no text)
+  // is timed to its end, as SillyTavern's reasoning handler finishes it.
   const endThinking = () => {
     const s = slot === null ? null : at(slot);
     if (thinkFrom === null || thinkTo !== null || !s?.m.extra) return false;
