@@ -18,3 +18,12 @@ func TypeOf(v js.Value) (t js.Type) {
 	}()
 	return v.Type()
 }
+
+// TypeName names v's type as js.Type.String does ("object", "string", …),
+// "bigint" included (js.Type.String panics on it).
+func TypeName(v js.Value) string {
+	if t := TypeOf(v); t != TypeBigInt {
+		return t.String()
+	}
+	return "bigint"
+}

@@ -1,7 +1,8 @@
 // Types for js/session-log.js (Node only; loads tavern-host.wasm beside it).
 
 /** A log as JSONL text or the file's bytes (UTF-8). */
-export type LogInput = string | Uint8Array;
+/** A log's text or its bytes; anything else is a TypeError. */
+export type LogInput = string | Uint8Array | ArrayBuffer;
 
 export interface LogOptions {
   /** Read stored test snapshots whose events lack seq/time (S103). */

@@ -31,9 +31,10 @@ function unwrap(envelope) {
 }
 
 function call(name, id, input, args) {
+  input = logIn(input);
   const lone = loneSurrogate(input);
   if (lone) throw new SessionLogError('invalid-log', lone.error, lone);
-  return unwrap(host.call(name, id, bytesIn(input ?? ''), args === undefined ? '' : JSON.stringify(args)));
+  return unwrap(host.call(name, id, bytesIn(input), args === undefined ? '' : JSON.stringify(args)));
 }
 
 // A log or event given as a string crosses as UTF-8, where a lone surrogate
@@ -49,6 +50,15 @@ function loneSurrogate(input) {
     line, rule: 'S6',
     error: `line ${line}: a lone surrogate (\\u${unit}) at character ${at}, which UTF-8 cannot carry: it would arrive changed`,
   };
+}
+
+// A log is its text or its bytes. Anything else used to be read as no log
+// at all, refused as an empty one, or (a BigInt) as an internal error.
+function logIn(log) {
+  if (typeof log === 'string' || log instanceof Uint8Array) return log;
+  if (log instanceof ArrayBuffer) return new Uint8Array(log);
+  const kind = log === null ? 'null' : Array.isArray(log) ? 'an array' : typeof log;
+  throw new TypeError(`a session log is a string or its bytes (a Uint8Array or an ArrayBuffer), not ${kind}`);
 }
 
 // Go sizes its copy of a log's bytes by their length: a subclass whose
@@ -103,6 +113,7 @@ const encode = (event) => (typeof event === 'string' ? event : losslessJSON(even
 
 /** Validate a whole log: a verdict, not a throw, for an invalid log. */
 export function validate(log, options = {}) {
+  log = logIn(log);
   const lone = loneSurrogate(log);
   if (lone) return { ok: false, code: 'invalid-log', error: lone.error, line: lone.line, rule: lone.rule, seq: null };
   return call('validate', 0, log, { options });
@@ -136,7 +147,7 @@ export class SessionLog {
     this.tail = info.tail;
     handles.register(this, info.id, this);
   }
-  #call(name, input, args) { return call(name, this.#id, input, args); }
+  #call(name, input = '', args) { return call(name, this.#id, input, args); }
   /** Validate and fold one event at seq = length; all or nothing (S22). */
   append(event) {
     const r = this.#call('log.append', encode(event));

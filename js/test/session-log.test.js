@@ -249,3 +249,17 @@ test('S1: a Uint8Array whose buffer was transferred reads as no bytes; nothing t
   for (let i = 0; i < 50; i++) assert.deepEqual(validate(bytes), validate(''));
   assert.deepEqual(validate(new Uint8Array(readFileSync(new URL('f.jsonl', FIX)))), good);
 });
+
+// S1: a log is its text or its bytes. A number, an object or undefined was
+// read as no log (refused as an empty one) and a BigInt as an internal error.
+test('S1: a log that is neither text nor bytes is a TypeError; an ArrayBuffer is its bytes', () => {
+  for (const v of [undefined, null, 42, 10n, {}, [F.toString('utf8')], Symbol('log'), () => F]) {
+    for (const f of [validate, fold, transcript, (l) => plan(l, { op: 'edit', target: { messageId: 'u1' }, text: 'x' }), openLog]) {
+      assert.throws(() => f(v), (e) => e instanceof TypeError && /a session log is a string or its bytes/.test(e.message), `${f.name} ${typeof v}`);
+    }
+  }
+  const ab = new Uint8Array(F).buffer;
+  assert.deepEqual(validate(ab), validate(F));
+  assert.deepEqual(fold(ab), fold(F));
+  assert.equal(openLog(ab).length, 20);
+});

@@ -505,3 +505,37 @@ test('S82: a registry whose set throws midway is left as it was; mounting again 
   assert.deepEqual([...routes.keys()].sort(), Object.values(EDITOR_PATHS).sort());
   assert.throws(() => mountEditorRoute(host, routes), (e) => e.code === 'already-active');
 });
+
+// A BigInt is the one JS value Go's syscall/js cannot type (Value.Type
+// panics on it): wherever a host handed one in, the answer was `internal`.
+test('S76: a BigInt from the host (registry, request, header version, agent status, auth answer) gets a coded answer, not internal', async () => {
+  const { mountEditorRoute } = await import('../session-log.js');
+  assert.throws(() => mountEditorRoute(new SessionHost({ origin: ORIGIN, version: VERSION }), 10n),
+    (e) => e instanceof SessionLogError && e.code === 'bad-request');
+  const routes = new Map();
+  const base = {
+    origin: ORIGIN, version: VERSION, authorize: () => true,
+    session: () => ({ headerVersion: 4, snapshot: () => [], append() { throw new Error('must not append'); } }),
+    agent: () => new Agent(),
+  };
+  mountEditorRoute(base, routes);
+  const handler = routes.get(EDITOR_PATHS.edit);
+  // A handler given no Request is the host's own fault (500), named as such.
+  const notRequest = await answer(await handler(10n));
+  assert.equal(notRequest.status, 500);
+  assert.equal(notRequest.error.message, 'the route handler takes a Fetch Request, got bigint');
+  const cases = [
+    [{ session: () => ({ ...base.session(), headerVersion: 4n }) }, 'unsupported-format'],
+    [{ authorize: () => 1n }, 'unauthorized'],
+  ];
+  for (const [patch, code] of cases) {
+    const r = new Map();
+    mountEditorRoute({ ...base, ...patch }, r);
+    const a = await answer(await r.get(EDITOR_PATHS.edit)(request('edit', edit({ messageId: 'u1' }, 'x'))));
+    assert.equal(a.error?.code, code, JSON.stringify(a));
+  }
+  // An agent whose status is a BigInt is busy (an unknown status, S65).
+  const t = setup({ agent: Object.assign(new Agent(), { status: 5n }) });
+  const regen = await send(t, 'regenerate', { body: { session: 'sF', target: { messageId: 'u2' } } });
+  assert.equal(regen.error?.code, 'agent-busy', JSON.stringify(regen));
+});

@@ -77,7 +77,7 @@ func headerOf(headers js.Value) (http.Header, error) {
 	// of(t) passes a read through when it succeeded with a value of type t.
 	of := func(t js.Type) func(js.Value, error) (js.Value, error) {
 		return func(v js.Value, err error) (js.Value, error) {
-			if err == nil && v.Type() != t {
+			if err == nil && bridge.TypeOf(v) != t {
 				err = bad
 			}
 			return v, err
@@ -121,7 +121,7 @@ func headerOf(headers js.Value) (http.Header, error) {
 		}
 		k, err1 := prop(e, 0)
 		v, err2 := prop(e, 1)
-		if err1 != nil || err2 != nil || k.Type() != js.TypeString || v.Type() != js.TypeString {
+		if err1 != nil || err2 != nil || bridge.TypeOf(k) != js.TypeString || bridge.TypeOf(v) != js.TypeString {
 			return nil, bad
 		}
 		header.Add(k.String(), v.String())
@@ -129,8 +129,8 @@ func headerOf(headers js.Value) (http.Header, error) {
 }
 
 func toRequest(req js.Value) (*http.Request, *streamBody, error) {
-	notRequest := fmt.Errorf("the route handler takes a Fetch Request, got %s", req.Type())
-	if req.Type() != js.TypeObject {
+	notRequest := fmt.Errorf("the route handler takes a Fetch Request, got %s", bridge.TypeName(req))
+	if bridge.TypeOf(req) != js.TypeObject {
 		return nil, nil, notRequest
 	}
 	// Every read of the host's Request goes through prop: its getters may throw.
@@ -143,7 +143,7 @@ func toRequest(req js.Value) (*http.Request, *streamBody, error) {
 		fields[i] = v
 	}
 	rawURL, method, headers, stream := fields[0], fields[1], fields[2], fields[3]
-	if rawURL.Type() != js.TypeString || method.Type() != js.TypeString {
+	if bridge.TypeOf(rawURL) != js.TypeString || bridge.TypeOf(method) != js.TypeString {
 		return nil, nil, notRequest
 	}
 	u, err := url.Parse(rawURL.String())

@@ -38,7 +38,7 @@ func panicError(r any) error {
 // may throw. syscall/js's Value.Get does not catch, so a throw there would
 // unwind through Go's frames. v must be an object or a function.
 func prop(v js.Value, key any) (js.Value, error) {
-	if t := v.Type(); t != js.TypeObject && t != js.TypeFunction {
+	if t := bridge.TypeOf(v); t != js.TypeObject && t != js.TypeFunction {
 		return js.Undefined(), errors.New("not an object")
 	}
 	return jsCall(func() js.Value { return js.Global().Get("Reflect").Call("get", v, key) })
@@ -49,11 +49,11 @@ func prop(v js.Value, key any) (js.Value, error) {
 // own property read does not catch, so a getter that throws would unwind
 // through Go's frames instead of becoming this error.
 func thenOf(v js.Value) (js.Value, error) {
-	if t := v.Type(); t != js.TypeObject && t != js.TypeFunction {
+	if t := bridge.TypeOf(v); t != js.TypeObject && t != js.TypeFunction {
 		return js.Undefined(), nil
 	}
 	then, err := prop(v, "then")
-	if err != nil || then.Type() != js.TypeFunction {
+	if err != nil || bridge.TypeOf(then) != js.TypeFunction {
 		return js.Undefined(), err
 	}
 	return then, nil
@@ -128,7 +128,7 @@ func isNullish(v js.Value) bool { return v.IsUndefined() || v.IsNull() }
 // bytesOf reads a JS string or Uint8Array. A string goes through UTF-8 (see
 // api.go on exactness); bytes are copied as they are.
 func bytesOf(v js.Value) []byte {
-	if v.Type() == js.TypeString {
+	if bridge.TypeOf(v) == js.TypeString {
 		return []byte(v.String())
 	}
 	if v.InstanceOf(js.Global().Get("Uint8Array")) {

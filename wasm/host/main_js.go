@@ -42,12 +42,12 @@ var table logs
 func apiCall(_ js.Value, args []js.Value) (out any) {
 	name := arg(args, 0).String()
 	id := 0
-	if v := arg(args, 1); v.Type() == js.TypeNumber {
+	if v := arg(args, 1); bridge.TypeOf(v) == js.TypeNumber {
 		id = v.Int()
 	}
 	input := bytesOf(arg(args, 2))
 	var raw []byte
-	if v := arg(args, 3); v.Type() == js.TypeString {
+	if v := arg(args, 3); bridge.TypeOf(v) == js.TypeString {
 		raw = []byte(v.String())
 	}
 	v, err := table.call(name, id, input, raw)
@@ -60,7 +60,7 @@ func apiCall(_ js.Value, args []js.Value) (out any) {
 func mount(_ js.Value, args []js.Value) (out any) {
 	port, reg := arg(args, 0), arg(args, 1)
 	for _, fn := range []string{"session", "authorize", "origin", "version"} {
-		if port.Get(fn).Type() != js.TypeFunction {
+		if bridge.TypeOf(port.Get(fn)) != js.TypeFunction {
 			return string(envelope(nil, badRequest("the host port needs %s()", fn)))
 		}
 	}
@@ -68,7 +68,7 @@ func mount(_ js.Value, args []js.Value) (out any) {
 	// read through prop, whose getters may throw.
 	has, err1 := prop(reg, "has")
 	set, err2 := prop(reg, "set")
-	if err1 != nil || err2 != nil || has.Type() != js.TypeFunction || set.Type() != js.TypeFunction {
+	if err1 != nil || err2 != nil || bridge.TypeOf(has) != js.TypeFunction || bridge.TypeOf(set) != js.TypeFunction {
 		return string(envelope(nil, badRequest("the route registry needs has(path) and set(path, fn)")))
 	}
 	r := &jsRegistry{v: reg}

@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"syscall/js"
 
+	"tavern-core/bridge"
 	"tavern-core/sessionlog/route"
 )
 
@@ -27,7 +28,7 @@ func (p jsPort) Session(id string) (route.Session, bool) {
 		return nil, false
 	}
 	sess := jsSession{v: s}
-	if s.Get("flush").Type() == js.TypeFunction {
+	if bridge.TypeOf(s.Get("flush")) == js.TypeFunction {
 		return jsFlushingSession{sess}, true
 	}
 	return sess, true
@@ -39,7 +40,7 @@ func (p jsPort) Session(id string) (route.Session, bool) {
 // (S85.2): a hook that means to allow says so exactly.
 func (p jsPort) Authorize(r *http.Request) bool {
 	v, err := callAwait(func() js.Value { return p.v.Call("authorize", fetchRequestOf(r)) })
-	return err == nil && v.Type() == js.TypeBoolean && v.Bool()
+	return err == nil && bridge.TypeOf(v) == js.TypeBoolean && v.Bool()
 }
 
 func (p jsPort) Origin() string  { return p.str("origin") }
@@ -47,7 +48,7 @@ func (p jsPort) Version() string { return p.str("version") }
 
 func (p jsPort) str(name string) string {
 	v, err := jsCall(func() js.Value { return p.v.Call(name) })
-	if err != nil || v.Type() != js.TypeString {
+	if err != nil || bridge.TypeOf(v) != js.TypeString {
 		return ""
 	}
 	return v.String()
@@ -66,7 +67,7 @@ func (s jsSession) HeaderVersion() int {
 // isCount is a number the harness may answer for a version or a seq: a
 // non-negative integer JavaScript holds exactly.
 func isCount(v js.Value) bool {
-	if v.Type() != js.TypeNumber {
+	if bridge.TypeOf(v) != js.TypeNumber {
 		return false
 	}
 	f := v.Float()
@@ -80,7 +81,7 @@ func (s jsSession) Events() ([]json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	if v.Type() != js.TypeString {
+	if bridge.TypeOf(v) != js.TypeString {
 		return nil, errors.New("session snapshot must be returned synchronously")
 	}
 	var events []json.RawMessage
@@ -134,7 +135,7 @@ func (a jsAgent) Same(other route.Agent) bool {
 
 func (a jsAgent) Status() string {
 	v, err := jsCall(func() js.Value { return a.v.Call("status") })
-	if err != nil || v.Type() != js.TypeString {
+	if err != nil || bridge.TypeOf(v) != js.TypeString {
 		return "running" // an agent that cannot say is not known to be idle
 	}
 	return v.String()
@@ -171,7 +172,7 @@ func (r *jsRegistry) Handle(path string, h http.Handler) error {
 // Remove is delete(path) where the registry has one (a Map does); a
 // registry with only has and set keeps what it took.
 func (r *jsRegistry) Remove(path string) {
-	if del, err := prop(r.v, "delete"); err == nil && del.Type() == js.TypeFunction {
+	if del, err := prop(r.v, "delete"); err == nil && bridge.TypeOf(del) == js.TypeFunction {
 		_, _ = jsCall(func() js.Value { return del.Call("call", r.v, path) })
 	}
 }
