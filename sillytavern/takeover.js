@@ -182,6 +182,10 @@ function exposeContext(st, core, settleOnAbort) {
   }
 }
 
+// The type saveReply announces a reply that was not streamed with (it
+// rewrites the one it was called with); a streamed reply keeps its own.
+const NOT_STREAMED_TYPE = Object.freeze({ __proto__: null, regenerate: 'normal', continue: 'appendFinal' });
+
 /**
  * runTakeover's host (T53) over SillyTavern. Slot ids are chat indices.
  */
@@ -201,6 +205,7 @@ function sillyTavernHost({ st, type, restored, turn, streaming, onClaimed, isCur
   // being regenerated, the swipe swiped from, the message continued): the
   // first writes carry them, and they are not the plugin's first token.
   let orig = { text: '', reasoning: '' };
+  let lastToken = ''; // the last STREAM_TOKEN_RECEIVED's text (the originals are none)
   let slot = null;
   // The slot is the message acquirePlaceholder made or took, showing the
   // swipe it showed then. Once the user has swiped it, deleted it or
@@ -244,14 +249,26 @@ function sillyTavernHost({ st, type, restored, turn, streaming, onClaimed, isCur
   return {
     eventTypes: ev,
     emit(name, ...args) {
+      const reply = name === ev.MESSAGE_RECEIVED || name === ev.CHARACTER_MESSAGE_RENDERED;
       // The events that name the reply name it where it is, if it is still
-      // the turn's (MESSAGE_RECEIVED, CHARACTER_MESSAGE_RENDERED).
-      if (slot !== null && args[0] === slot && (name === ev.MESSAGE_RECEIVED || name === ev.CHARACTER_MESSAGE_RENDERED)) {
+      // the turn's.
+      if (slot !== null && args[0] === slot && reply) {
         const s = at(slot);
         if (!s) return undefined;
         args[0] = s.id;
       }
-      return eventSource.emit(name, ...args);
+      if (!reply || streaming) return eventSource.emit(name, ...args);
+      // A reply not streamed is announced as saveReply announces one: its
+      // type as saveReply rewrites it (a regenerated reply is 'normal', a
+      // continued one 'appendFinal'), and drawn anew between the two events
+      // (saveReply's addOneMessage), so what a MESSAGE_RECEIVED listener
+      // changed is what the page shows.
+      args[1] = NOT_STREAMED_TYPE[args[1]] ?? args[1];
+      if (name !== ev.MESSAGE_RECEIVED) return eventSource.emit(name, ...args);
+      return (async () => {
+        await eventSource.emit(name, ...args);
+        if (slot !== null) redrawNow(slot);
+      })();
     },
     onClaimed,
     isCurrentGeneration,
@@ -279,6 +296,7 @@ function sillyTavernHost({ st, type, restored, turn, streaming, onClaimed, isCur
       }
       // What StreamingProcessor does for a streamed reply: a '...' message
       // (normal, regenerate) or a new swipe on the last one (swipe).
+      if (t !== 'continue') lastToken = orig.text; // (a continue's tokens leave its text out)
       await st.saveReply({ type: t, getMessage: '...', fromStreaming: true });
       st.hideSwipeButtons({ hideCounters: true });
       st.scrollChatToBottom({ waitForFrame: true });
@@ -322,20 +340,23 @@ function sillyTavernHost({ st, type, restored, turn, streaming, onClaimed, isCur
       st.syncMesToSwipe(s.id);
     },
 
-    // Live redraws emit what a streamed reply emits, plus MESSAGE_UPDATED
-    // as Luker does. STREAM_TOKEN_RECEIVED carries the generated text, as
-    // SillyTavern's stream does (a continue's without the text continued),
-    // and only while the turn is live and streamed: after Stop, the
-    // partial's redraw is no new token (a text-to-speech listener would read
-    // on past the stop), and a reply not streamed has no tokens.
+    // Live redraws emit what a streamed reply emits, and only that:
+    // STREAM_TOKEN_RECEIVED with the generated text, as SillyTavern's stream
+    // does (a continue's without the text continued), once per new text
+    // (never empty, never the same text twice), and only while the turn is
+    // live and streamed: after Stop, the partial's redraw is no new token (a
+    // text-to-speech listener would read on past the stop), and a reply not
+    // streamed has no tokens. No MESSAGE_UPDATED: SillyTavern emits it for a
+    // user's edit, and its own listeners act on it (Translate translates the
+    // message again, Summarize and the reasoning parser run), which per
+    // token would be a request per token.
     async redraw(id) {
       const s = redrawNow(id);
-      if (!s) return;
-      if (turn.live && streaming) {
-        const text = type === 'continue' && s.m.mes.startsWith(orig.text) ? s.m.mes.slice(orig.text.length) : s.m.mes;
-        await eventSource.emit(ev.STREAM_TOKEN_RECEIVED, text);
-      }
-      await eventSource.emit(ev.MESSAGE_UPDATED, s.id);
+      if (!s || !turn.live || !streaming) return;
+      const text = type === 'continue' && s.m.mes.startsWith(orig.text) ? s.m.mes.slice(orig.text.length) : s.m.mes;
+      if (text === '' || text === lastToken) return;
+      lastToken = text;
+      await eventSource.emit(ev.STREAM_TOKEN_RECEIVED, text);
     },
 
     persist: () => {
@@ -391,11 +412,17 @@ function sillyTavernHost({ st, type, restored, turn, streaming, onClaimed, isCur
       getMessage: text, isImpersonate: false, isContinue, displayIncompleteSentences: false, includeUserPromptBias: false,
     }),
 
+    // After the events, as SillyTavern finishes a reply: the swipe counter,
+    // then a save, so that what MESSAGE_RECEIVED and CHARACTER_MESSAGE_RENDERED
+    // listeners changed (a translation, a regex, a memory note) is on disk
+    // as it is after a model's reply. (persist saved the reply before the
+    // events, T58.)
     async afterCommit(id, { text }) {
       const s = at(id);
       if (!s) return;
       await st.updateSwipeCounter(s.id);
       turn.autoContinue = text;
+      await st.saveChatConditional();
     },
   };
 }
@@ -415,5 +442,11 @@ function showGenerationTime(id, m) {
   el.textContent = `${seconds.toFixed(1)}s`;
   const moment = globalThis.moment;
   const at = (d) => (typeof moment === 'function' ? moment(d).format('HH:mm:ss D MMM YYYY') : d.toISOString());
-  el.title = [`Generation queued: ${at(start)}`, `Reply received: ${at(end)}`, `Time to generate: ${seconds} seconds`].join('\n');
+  const x = m.extra ?? {};
+  el.title = [
+    `Generation queued: ${at(start)}`, `Reply received: ${at(end)}`, `Time to generate: ${seconds} seconds`,
+    x.time_to_first_token ? `Time to first token: ${x.time_to_first_token / 1000} seconds` : '',
+    x.reasoning_duration > 0 ? `Time to think: ${x.reasoning_duration / 1000} seconds` : '',
+    x.token_count > 0 ? `Token rate: ${Number(x.token_count / seconds).toFixed(3)} t/s` : '',
+  ].filter((line) => line).join('\n');
 }

@@ -142,7 +142,13 @@ test('a claimed normal turn streams live and commits with no request to the mode
   assert.equal(mock.completions.length, 0, 'the model was never asked');
   const events = await takeEvents();
   const id = chat.length - 1;
-  assert.ok(events.some((e) => e[0] === 'MESSAGE_UPDATED' && e[1] === id), 'live redraws emit MESSAGE_UPDATED');
+  // What a streamed model reply emits while it streams: tokens, each a new
+  // text, none empty; no MESSAGE_UPDATED (SillyTavern's own listeners take
+  // it for a user's edit: Translate would translate again per token).
+  assert.ok(!events.some((e) => e[0] === 'MESSAGE_UPDATED'), JSON.stringify(events));
+  const tokens = events.filter((e) => e[0] === 'STREAM_TOKEN_RECEIVED').map((e) => e[1]);
+  assert.ok(tokens.length >= 2 && tokens.every((t, i) => t !== '' && t !== tokens[i - 1]), JSON.stringify(tokens));
+  assert.equal(tokens.at(-1), PLUGIN_REPLY);
   const tail = events.filter((e) => e[0] === 'MESSAGE_RECEIVED' || e[0] === 'CHARACTER_MESSAGE_RENDERED');
   assert.deepEqual(tail.slice(-2), [['MESSAGE_RECEIVED', id, 'normal'], ['CHARACTER_MESSAGE_RENDERED', id, 'normal']]);
   await page.waitForTimeout(300);
@@ -170,6 +176,9 @@ test('the reply\'s generation timer covers the whole takeover, as a streamed rep
   assert.ok(seconds >= 1, `gen_finished moved with the writes (${seconds} s)`);
   assert.equal(m.timer, `${seconds.toFixed(1)}s`, 'the header shows that time');
   assert.match(m.title, /Time to generate: /);
+  // The time to the first token is in the title too, as formatGenerationTimer writes it.
+  const ttft = st.readChat().at(-1).extra.time_to_first_token;
+  assert.ok(m.title.split('\n').includes(`Time to first token: ${ttft / 1000} seconds`), m.title);
   const saved = st.readChat().at(-1);
   assert.equal(new Date(saved.gen_finished).getTime(), m.finished, 'and the chat file holds it');
   assert.equal(new Date(saved.swipe_info[saved.swipe_id].gen_finished).getTime(), m.finished, 'so does the swipe');
@@ -379,8 +388,57 @@ test('with streaming off, a claimed reply is saved and announced as a reply that
     const file = st.readChat().at(-1);
     assert.equal(file.mes, 'Not streamed.');
     assert.equal('time_to_first_token' in (file.extra ?? {}), false, 'no time to first token, as SillyTavern\'s');
+    // A bystander that rewrites the reply on MESSAGE_RECEIVED (a translator,
+    // a regex script): saveReply announces a reply that was not streamed
+    // before drawing it, so the rewrite is what shows; the type is the one
+    // saveReply announces (a regenerated reply is 'normal', a continued one
+    // 'appendFinal'); and SillyTavern saves after the events.
+    await page.evaluate(() => {
+      const { eventSource, eventTypes: ev, chat } = globalThis.SillyTavern.getContext();
+      globalThis.__rx = (id) => { if (globalThis.__rxOn && !chat[id].is_user) chat[id].mes += ' [rx]'; };
+      globalThis.__rxOn = true;
+      eventSource.on(ev.MESSAGE_RECEIVED, globalThis.__rx);
+    });
+    await takeEvents();
+    await turn(page, () => chooseOption(page, 'option_regenerate'));
+    await page.waitForTimeout(300);
+    const rewritten = (await chatState(page)).at(-1).mes;
+    assert.match(rewritten, /streamed\. \[rx\]$/);
+    assert.equal(await shownText(page), rewritten, 'the rewrite is on screen');
+    assert.equal(st.readChat().at(-1).mes, rewritten, 'and on disk');
+    const id = (await chatState(page)).length - 1;
+    const got = (await takeEvents()).filter((e) => e[0] === 'MESSAGE_RECEIVED' || e[0] === 'CHARACTER_MESSAGE_RENDERED');
+    assert.deepEqual(got, [['MESSAGE_RECEIVED', id, 'normal'], ['CHARACTER_MESSAGE_RENDERED', id, 'normal']]);
+    await page.evaluate(() => { globalThis.__rxOn = false; });
+    await seed({ chunks: [' More.'], delayMs: 20 });
+    await turn(page, () => chooseOption(page, 'option_continue'));
+    const cont = (await takeEvents()).filter((e) => e[0] === 'MESSAGE_RECEIVED').map((e) => e[2]);
+    assert.deepEqual(cont, ['appendFinal']);
   } finally {
+    await page.evaluate(() => {
+      const { eventSource, eventTypes: ev } = globalThis.SillyTavern.getContext();
+      if (globalThis.__rx) eventSource.removeListener(ev.MESSAGE_RECEIVED, globalThis.__rx);
+    });
     await toggle(true);
+  }
+});
+
+test('a streamed claimed reply rewritten by a MESSAGE_RECEIVED listener is saved as rewritten, as a model\'s reply is', async () => {
+  await seed({ chunks: ['Rewrite ', 'me.'], delayMs: 20 });
+  await page.evaluate(() => {
+    const { eventSource, eventTypes: ev, chat } = globalThis.SillyTavern.getContext();
+    globalThis.__rx2 = (id) => { if (!chat[id].is_user) chat[id].mes += ' [rx]'; };
+    eventSource.on(ev.MESSAGE_RECEIVED, globalThis.__rx2);
+  });
+  try {
+    await turn(page, () => send(page, 'Rewrite this one'));
+    await page.waitForTimeout(300);
+    assert.equal(st.readChat().at(-1).mes, 'Rewrite me. [rx]');
+  } finally {
+    await page.evaluate(() => {
+      const { eventSource, eventTypes: ev } = globalThis.SillyTavern.getContext();
+      eventSource.removeListener(ev.MESSAGE_RECEIVED, globalThis.__rx2);
+    });
   }
 });
 
