@@ -282,13 +282,22 @@ func (b *bounded) queueDirty() ([]*residency, []sizeRead) {
 	return rs, reads
 }
 
+// applyDirty takes the notified roots' sizes, read before a structural pass
+// that may have rebuilt the layout since: a root is still mounted at its old
+// mesid until the commit, so its message is looked up where it is now (a
+// message deleted above it moved it; one deleted itself has no place, and
+// its size is dropped as C85 drops it).
 func (b *bounded) applyDirty(rs []*residency, reads []sizeRead) {
 	for i, r := range rs {
 		if b.env.residencyAt(r.mesid) != r {
 			continue // remounted by the structural pass
 		}
+		at, ok := b.env.indexOf(r.msg)
+		if !ok {
+			continue
+		}
 		s := b.sizeOf(r, reads[i])
-		b.layout.SetSize(r.mesid, s)
+		b.layout.SetSize(at, s)
 		b.sizes[r.msg] = s
 	}
 }

@@ -880,3 +880,42 @@ func TestC88_HeldResizeDoesNotSwallowScrolls(t *testing.T) {
 		t.Fatalf("released: following %v, scroll %v (was %v, end %v)", s.FollowingTail, h.dom.scroll, at, h.dom.scrollHeight()-h.dom.height)
 	}
 }
+
+// C85, C28: a root notified resized, then its message deleted (or one above
+// it) before the geometry frame: the structural render rebuilt the layout
+// for the shorter chat while the root was still mounted at its old mesid,
+// and its size was written there, past the layout's end (an index-out-of-
+// range panic, found deleting SillyTavern's last message just after its
+// code block was highlighted). The size goes where the message is now.
+func TestC85_ResizedRootThenDeleted(t *testing.T) {
+	h := openedHarness(t, 300)
+	el := h.host.MessageElement
+	// The tail grows and is deleted before the geometry frame.
+	h.dom.n(el(299)).size += 40
+	h.host.OnResize([]Node{el(299)})
+	h.js.chat = h.js.chat[:299]
+	h.mustRender()
+	h.sch.flush()
+	if f := h.host.Fault(); f != nil {
+		t.Fatal(f)
+	}
+	if got := h.mounted(); got[len(got)-1] != 298 || h.host.b.layout.Len() != 299 {
+		t.Fatal(got, h.host.b.layout.Len())
+	}
+	// A mounted message grows and the one before it is deleted before the
+	// geometry frame (a shifted message is remounted, C28): no fault, and
+	// the layout holds what the mounted roots measure.
+	h.dom.n(el(297)).size += 60
+	h.host.OnResize([]Node{el(297)})
+	h.js.chat = append(h.js.chat[:296:296], h.js.chat[297:]...)
+	h.mustRender()
+	h.sch.flush()
+	if f := h.host.Fault(); f != nil || h.host.b.layout.Len() != 298 {
+		t.Fatal(f, h.host.b.layout.Len())
+	}
+	for _, m := range h.mounted() {
+		if got, want := h.host.b.layout.Size(m), h.dom.n(el(m)).size; got != want {
+			t.Fatalf("mesid %d: layout %v, root %v", m, got, want)
+		}
+	}
+}
