@@ -419,6 +419,36 @@ test('the chat file on disk is exactly what vanilla SillyTavern writes for the s
   }
 });
 
+// SillyTavern highlights a reply's code block after the stream, which
+// resizes its root; deleting the reply before the next frame rendered a
+// layout one message shorter with that size still to apply (C85): the core
+// panicked, the controller started a new epoch and every root on screen was
+// rebuilt (cards reloaded, decorations lost). Outside the vanilla replay.
+test('a reply with a code block deleted at once: the other roots stay, no resynchronisation (C28, C85)', async () => {
+  const logged = [];
+  const onConsole = (m) => { if (m.type() === 'error') logged.push(m.text()); };
+  page.on('console', onConsole);
+  try {
+    mock.setReply({ chunks: ['Here:\n\n', '```js\nconst x = 1;\n```', '\n\nDone.'], delayMs: 40 });
+    await ACTIONS.send(page, 'Show me code');
+    await page.waitForFunction(() => document.querySelector('#chat .last_mes .mes_text pre code') !== null);
+    const n = await chatLength();
+    await page.evaluate(() => { globalThis.__kept = new WeakSet(document.querySelectorAll('#chat > .mes:not(.last_mes)')); });
+    await ACTIONS.delete(page, 0);
+    assert.equal(await chatLength(), n - 1);
+    const kept = await page.evaluate(() => [...document.querySelectorAll('#chat > .mes')].filter((el) => globalThis.__kept.has(el)).length);
+    const d = await domCount();
+    // (The window may mount one message above and remount the new last one.)
+    assert.ok(kept >= d.mes - 2, `${kept} of ${d.mes} roots kept`);
+    assert.equal((await snapshot()).fault, null);
+    assert.deepEqual(logged.filter((t) => /tavern-core/.test(t)), []);
+    await ACTIONS.delete(page, 0); // the question too: the chat is as it was
+  } finally {
+    page.off('console', onConsole);
+    mock.setReply({ chunks: REPLY, delayMs: 120 });
+  }
+});
+
 test('a turn taken over by the seed\'s plugin streams and commits at the tail in managed mode (T56–T58)', async () => {
   await page.evaluate(() => Object.assign(globalThis.__seedPlugin, { claim: true, chunks: ['Hel', 'lo ', 'from ', 'the ', 'plugin.'], delayMs: 250 }));
   const asked = mock.completions.length;
