@@ -137,7 +137,7 @@ func TestLeanReaderMatchesGeneric(t *testing.T) {
 // A line the lean reader refuses is read, or refused with the same message,
 // by the generic path.
 func TestLeanReaderFallbackMessages(t *testing.T) {
-	log := "{\"type\":\"session\",\"version\":4}\n{\"type\":\"turn/start\",\"seq\":0,\"time\":0,\"data\":{\"turn\":1}} x\n"
+	log := "{\"type\":\"session\",\"version\":4,\"id\":\"s\",\"createdAt\":0}\n{\"type\":\"turn/start\",\"seq\":0,\"time\":0,\"data\":{\"turn\":1}} x\n"
 	_, err := DecodeBytes([]byte(log), DecodeOptions{})
 	if err == nil || err.Error() == "" {
 		t.Fatal("want an error")

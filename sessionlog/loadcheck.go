@@ -1,7 +1,9 @@
 package sessionlog
 
 import (
+	"encoding/json"
 	"strconv"
+	"strings"
 )
 
 // Load checks of a stored v0 log (issue 15, item 5; rule S108). Beside the
@@ -249,4 +251,17 @@ func messageText(ev *Event) []byte {
 	}
 	b, _ := EncodeJSON(m)
 	return b
+}
+
+// headerLoadCheck is the harness's header check for a stored v0 file (S108),
+// as far as the specification's v0 shape agrees (S17: createdAt is required,
+// delegationDepth is not; real shared logs keep a templated "{{cwd}}"): a
+// createdAt that is a non-negative safe integer, as the harness's reader
+// requires, with its message.
+func headerLoadCheck(m map[string]any) *Error {
+	n, ok := m["createdAt"].(json.Number)
+	if _, safe := seqValue(n, 3); !ok || !safe || strings.HasPrefix(string(n), "-") {
+		return &Error{Code: CodeInvalidLog, Rule: "S108", Message: "corrupt session log: first line is not a session header", Seq: -1}
+	}
+	return nil
 }
