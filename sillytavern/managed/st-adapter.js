@@ -27,8 +27,12 @@ export const st = {
   stylePins: () => applyStylePins(),
   editArrows: () => updateEditArrowClasses(),
   // SillyTavern is still writing the last message: a reply is being
-  // generated or streamed, or a swipe is animating.
-  busy: (mesid) => mesid === chat.length - 1 &&
+  // generated or streamed, or a swipe is animating. Never the user's own
+  // message (the last one while the reply is requested, before its
+  // placeholder): it is written whole, and made transient it was drawn
+  // again once the reply began, taking what extensions added to it on
+  // USER_MESSAGE_RENDERED with it.
+  busy: (mesid) => mesid === chat.length - 1 && chat[mesid]?.is_user !== true &&
     (isGenerating() || swipeState !== SWIPE_STATE.NONE || (streamingProcessor !== null && !streamingProcessor.isFinished)),
   autoScroll: () => power_user.auto_scroll_chat_to_bottom === true, // managed mode reads the user's value instead
   emit: (event, ...args) => eventSource.emit(event, ...args),

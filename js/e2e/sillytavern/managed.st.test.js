@@ -255,8 +255,31 @@ test('scroll across the whole chat, jump with /chat-jump, back with "to the end"
 
 test('send a message: the reply streams at the tail, visible mid-stream, and the view follows it', async () => {
   const full = REPLY.join('');
-  await act('send', 'Hello from the managed test');
+  // An extension decorating the user's message on USER_MESSAGE_RENDERED, as
+  // vanilla extensions do: the decoration stays through the reply (the
+  // message is not SillyTavern's to write any more; it was made transient
+  // and drawn again when the reply began).
+  await page.evaluate(() => {
+    const { eventSource, eventTypes: ev } = globalThis.SillyTavern.getContext();
+    globalThis.__deco = (id) => {
+      // (Inside the content's paragraph: a write of .mes_text's own
+      // children is SillyTavern replacing the content, C45.)
+      const t = document.querySelector(`#chat > .mes[mesid="${id}"] .mes_text p`);
+      if (t) t.insertAdjacentHTML('afterbegin', '<span class="tt-test-deco">*</span>');
+    };
+    eventSource.on(ev.USER_MESSAGE_RENDERED, globalThis.__deco);
+  });
+  try {
+    await act('send', 'Hello from the managed test');
+  } finally {
+    await page.evaluate(() => {
+      const { eventSource, eventTypes: ev } = globalThis.SillyTavern.getContext();
+      eventSource.removeListener(ev.USER_MESSAGE_RENDERED, globalThis.__deco);
+    });
+  }
   const n = await chatLength();
+  assert.equal(await page.evaluate((id) => document.querySelector(`#chat > .mes[mesid="${id}"] .tt-test-deco`) !== null, n - 2), true,
+    'the user message keeps what an extension added to it');
   assert.equal(n, 10002);
   const d = await domCount();
   assert.equal(d.last, String(n - 1));
