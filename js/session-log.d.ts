@@ -44,6 +44,7 @@ export interface Env {
 
 export type ValidateResult =
   | { ok: true; version: number; events: number }
+  /** code: `invalid-log`, `torn-tail` (offset: where the torn line starts) or `unsupported-format` (a compressed `session.jsonl.zstd`: decompress it, or read it with `tavern-log`). */
   | { ok: false; error: string; code: string; rule?: string; seq: number | null; line?: number; offset?: number };
 
 export interface SessionEvent {
@@ -92,7 +93,7 @@ export interface PlanResult {
   trigger?: { id: string; role: 'user'; content: { type: 'text'; text: string }[]; source: { kind: string } };
 }
 
-/** code: an S76 code, `invalid-log`, `torn-tail`, `read-failed`, or `already-active`. */
+/** code: an S76 code, `invalid-log`, `torn-tail`, `unsupported-format` (also a compressed file), `read-failed`, or `already-active`. */
 export class SessionLogError extends Error {
   readonly name: 'SessionLogError';
   readonly code: string;

@@ -185,6 +185,11 @@ test('S105: the harness\'s compressed session.jsonl.zstd is refused by name, unc
     assert.match(e.message, /compressed session file \(Zstandard frames/);
     assert.match(e.message, /tavern-log/);
   }
+  // validate answers it as a verdict, as documented (it threw).
+  const v = validate(before);
+  assert.equal(v.ok, false);
+  assert.equal(v.code, 'unsupported-format');
+  assert.match(v.error, /compressed session file/);
   assert.ok(readFileSync(path).equals(before), 'nothing was written');
   assert.deepEqual(readdirSync(dirname(path)), ['session.jsonl.zstd']);
 });

@@ -138,7 +138,7 @@ func validate(input []byte, opts logOptions) (any, error) {
 	l, err := decodeLog(input, opts)
 	if err != nil {
 		var se *sessionlog.Error
-		if errors.As(err, &se) && (se.Code == sessionlog.CodeInvalidLog || se.Code == sessionlog.CodeTornTail) {
+		if errors.As(err, &se) && (se.Code == sessionlog.CodeInvalidLog || se.Code == sessionlog.CodeTornTail || se.Code == sessionlog.CodeUnsupportedFormat) {
 			e := errorOf(err)
 			v := map[string]any{"ok": false, "error": e.Message, "code": e.Code, "rule": e.Rule, "seq": e.Seq, "line": e.Line}
 			if e.Offset != nil {
