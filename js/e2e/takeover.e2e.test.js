@@ -311,3 +311,32 @@ test('takeover demo: a reply is announced once, when it settles (not per streame
   assert.equal(r.text, `Narrator replied: ${r.reply}`);
   assert.deepEqual(d.errors.map(String), []);
 });
+
+// Every form on the demo pages is the page module's: before it has loaded
+// (the wasm held back here), Send or a Jump submitted the
+// form the browser's way, reloading the page and losing what was typed.
+test('demo pages: what is typed before the page has loaded stays, and the page does not reload', { skip, timeout: 120000 }, async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tavern-demo-'));
+  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+  const demo = await openDemo(t, { dataDir });
+  const { page } = demo;
+  let release;
+  const held = new Promise((r) => { release = r; });
+  await page.route('**/*.wasm', async (route) => { await held; await route.continue(); });
+  const navigations = [];
+  page.on('framenavigated', (f) => { if (f === page.mainFrame()) navigations.push(f.url()); });
+  await page.goto(demo.url);
+  await page.fill('#input', 'typed while loading');
+  await page.click('#send');
+  await page.waitForTimeout(300);
+  assert.equal(await page.inputValue('#input'), 'typed while loading', 'the draft is kept');
+  await page.goto(new URL('surface.html', page.url()).href);
+  await page.fill('#jump', '42');
+  await page.click('#go');
+  await page.waitForTimeout(300);
+  assert.equal(await page.inputValue('#jump'), '42');
+  release();
+  await page.waitForSelector('body[data-ready=true]');
+  assert.deepEqual(navigations.map((u) => new URL(u).pathname + new URL(u).search), ['/demo/', '/demo/surface.html'], 'no reload by a submitted form');
+  assert.deepEqual(demo.errors.map(String), []);
+});
