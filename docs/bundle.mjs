@@ -6,7 +6,7 @@
 // with them, and this keeps one source for it.
 //
 //   node docs/bundle.mjs <sillytavern|dsh-plugin> <out dir>
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -45,11 +45,24 @@ export function bundleReadme({ intro, sections: names }, readme = readFileSync(j
   return [readFileSync(join(REPO, intro), 'utf8').trimEnd(), ...sections(readme, names)].join('\n\n') + '\n';
 }
 
+/** The docs/ pages a text cites: relative links between pages (`(errors.md)`) and `docs/x.md`. */
+export function citedPages(text) {
+  const pages = [...text.matchAll(/\]\(([a-z0-9-]+\.md)(?:#[^)]*)?\)|\bdocs\/([a-z0-9-]+\.md)\b/g)].map((m) => m[1] ?? m[2]);
+  return [...new Set(pages)].filter((p) => existsSync(join(REPO, 'docs', p)));
+}
+
+/** The bundle's pages and every page they cite, transitively: a link in the help never dead-ends. */
+export function bundlePages(bundle) {
+  const pages = new Set(bundle.docs);
+  for (const page of pages) for (const cited of citedPages(readFileSync(join(REPO, 'docs', page), 'utf8'))) pages.add(cited);
+  return [...pages];
+}
+
 /** Writes <out>/README.md and <out>/docs/<page> for each of the bundle's pages. */
 export function writeBundle(bundle, out) {
   writeFileSync(join(out, 'README.md'), bundleReadme(bundle));
   mkdirSync(join(out, 'docs'), { recursive: true });
-  for (const d of bundle.docs) copyFileSync(join(REPO, 'docs', d), join(out, 'docs', d));
+  for (const d of bundlePages(bundle)) copyFileSync(join(REPO, 'docs', d), join(out, 'docs', d));
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
@@ -57,5 +70,5 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1
   const bundle = BUNDLES[name];
   if (!bundle || !out) throw new Error(`usage: node docs/bundle.mjs <${Object.keys(BUNDLES).join('|')}> <out dir>`);
   writeBundle(bundle, out);
-  console.log(`${out}: README.md (${bundle.sections.map((n) => `"${n}"`).join(', ')}) and docs/${bundle.docs.join(', docs/')}`);
+  console.log(`${out}: README.md (${bundle.sections.map((n) => `"${n}"`).join(', ')}) and docs/${bundlePages(bundle).join(', docs/')}`);
 }

@@ -7,7 +7,7 @@
 // files are missing, the panel names them (sillytavern/load-check.js).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BUNDLES, REPO, bundleReadme, sections, writeBundle } from '../../docs/bundle.mjs';
@@ -35,6 +35,16 @@ for (const [name, bundle] of Object.entries(BUNDLES)) {
     for (const [, target] of text.matchAll(/\]\(([^)#\s]+)[^)]*\)/g)) {
       if (/^[a-z]+:/.test(target)) continue;
       assert.ok(!target.startsWith('../') && existsSync(join(out, target)), `${name}: link ${target} does not resolve inside the folder`);
+    }
+    // So must the bundled pages' links to each other (they cited pages left behind).
+    for (const page of readdirSync(join(out, 'docs'))) {
+      const doc = readFileSync(join(out, 'docs', page), 'utf8');
+      for (const [, target] of doc.matchAll(/\]\(([a-z0-9-]+\.md)(?:#[^)]*)?\)/g)) {
+        assert.ok(existsSync(join(out, 'docs', target)), `${name}: docs/${page} links ${target}, which the bundle must carry`);
+      }
+      for (const [, cited] of doc.matchAll(/\bdocs\/([a-z0-9-]+\.md)\b/g)) {
+        if (existsSync(join(REPO, 'docs', cited))) assert.ok(existsSync(join(out, 'docs', cited)), `${name}: docs/${page} cites docs/${cited}`);
+      }
     }
   });
 }
