@@ -64,7 +64,7 @@ dsh-plugin: wasm host-wasm
 	cp dsh-plugin/package.json dsh-plugin/cordis.patch.yml dsh-plugin/host.js dsh-plugin/client.js \
 		dsh-plugin/browser.js LICENSE $(DSH_PLUGIN)/
 	node docs/bundle.mjs dsh-plugin $(DSH_PLUGIN)
-	cp $(sort $(filter-out $(JS)/pack.js,$(wildcard $(JS)/*.js)) $(JS)/wasm_exec.js) $(WASM) $(HOST_WASM) $(JS)/package.json $(DSH_PLUGIN)/lib/
+	cp $(sort $(filter-out $(JS)/pack.js $(JS)/browser-build.js,$(wildcard $(JS)/*.js)) $(JS)/wasm_exec.js) $(WASM) $(HOST_WASM) $(JS)/package.json $(DSH_PLUGIN)/lib/
 
 node_modules: $(JS)/node_modules/.package-lock.json
 
