@@ -420,6 +420,9 @@ function sillyTavernHost({ st, type, restored, turn, streaming, onClaimed, isCur
     async afterCommit(id, { text }) {
       const s = at(id);
       if (!s) return;
+      // (saveReply, for a reply not streamed, copies the message into its
+      // swipe after the events; a stream's finalize did before them.)
+      if (!streaming) st.syncMesToSwipe(s.id);
       await st.updateSwipeCounter(s.id);
       turn.autoContinue = text;
       await st.saveChatConditional();

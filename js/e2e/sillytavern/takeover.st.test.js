@@ -406,6 +406,8 @@ test('with streaming off, a claimed reply is saved and announced as a reply that
     assert.match(rewritten, /streamed\. \[rx\]$/);
     assert.equal(await shownText(page), rewritten, 'the rewrite is on screen');
     assert.equal(st.readChat().at(-1).mes, rewritten, 'and on disk');
+    const saved = st.readChat().at(-1);
+    assert.equal(saved.swipes[saved.swipe_id], rewritten, 'in its swipe too, as saveReply copies it after the events');
     const id = (await chatState(page)).length - 1;
     const got = (await takeEvents()).filter((e) => e[0] === 'MESSAGE_RECEIVED' || e[0] === 'CHARACTER_MESSAGE_RENDERED');
     assert.deepEqual(got, [['MESSAGE_RECEIVED', id, 'normal'], ['CHARACTER_MESSAGE_RENDERED', id, 'normal']]);
