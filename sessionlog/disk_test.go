@@ -84,7 +84,7 @@ func TestS105_BlankLines(t *testing.T) {
 	}
 	// A record is one line: one spread over two was read whole by the fast
 	// reader (its JSON whitespace crossed the newline).
-	split := append(append(append([]byte{}, b[:third-1]...), []byte(strings.Replace(string(b[third-1:]), `,"seq"`, ",\n\"seq\"", 1))...))
+	split := append(append([]byte{}, b[:third-1]...), strings.Replace(string(b[third-1:]), `,"seq"`, ",\n\"seq\"", 1)...)
 	if _, err := DecodeBytes(split, DecodeOptions{}); err == nil || err.(*Error).Code != CodeInvalidLog || err.(*Error).Line != 3 {
 		t.Fatalf("a record over two lines: %v", err)
 	}
