@@ -21,6 +21,17 @@ api.registerContentProcessor({
   },
 });
 
+// A processor that waits while a test holds its gate (a slow translator).
+let gate = null;
+api.registerContentProcessor({
+  id: 'test/gate',
+  async prepare(ctx, renderBase) {
+    const base = await renderBase();
+    if (gate !== null) await gate.promise;
+    return base;
+  },
+});
+
 async function settle(sched) {
   for (let i = 0; i < 5; i++) { await tick(); sched.flush(); }
 }
@@ -64,4 +75,41 @@ test('processors run for mounted messages, after SillyTavern re-renders one, and
   assert.equal(T.find(300).querySelector('.mes_text > .processed p').textContent, 'final reply');
   assert.equal(c.host.getFault(), null);
   assert.equal(c.host.snapshot().pendingPreparations.length, 0);
+});
+
+// SillyTavern's hide (/hide, the eye button) sets chat[i].is_system and the
+// root's is_system attribute and tells no one; is_system is in the version
+// (C121). A request still running for the message then failed C119's check
+// when it settled and faulted the epoch: every message on screen stayed
+// blank. The controller supersedes it (updateContent, C119).
+test('a message hidden while its processor runs is prepared again, no fault (C119, C121)', async (t) => {
+  const T = makeST({ count: 300 });
+  const sched = frames();
+  const c = createManagedChat({ st: T.st, root: T.root, api, createHost: createChatSurfaceHost, scheduler: sched });
+  t.after(() => { gate?.resolve(); gate = null; c.dispose(); T.root.remove(); });
+  T.printMessages(1);
+  await c.chatChanged('chat-hide');
+  await settle(sched);
+  let release;
+  gate = { promise: new Promise((r) => { release = r; }), resolve: () => release() };
+  T.chat[297].mes = 'said again';
+  T.updateMessageBlock(297);
+  await settle(sched);
+  assert.equal(T.find(297).querySelector('.mes_text').getAttribute('aria-busy'), 'true', 'its request is running');
+  T.chat[297].is_system = true;
+  T.find(297).setAttribute('is_system', 'true');
+  await settle(sched);
+  gate.resolve();
+  gate = null;
+  await settle(sched);
+  assert.equal(c.host.getFault(), null);
+  assert.equal(T.find(297).querySelector('.mes_text > .processed p').textContent, 'said again');
+  assert.equal(T.find(297).getAttribute('is_system'), 'true');
+  // A prepared message hidden keeps its content as it is (nothing to supersede).
+  const shown = T.find(296).querySelector('.mes_text > .processed');
+  T.chat[296].is_system = true;
+  T.find(296).setAttribute('is_system', 'true');
+  await settle(sched);
+  assert.equal(T.find(296).querySelector('.mes_text > .processed'), shown);
+  assert.equal(c.host.getFault(), null);
 });

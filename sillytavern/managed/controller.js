@@ -102,7 +102,7 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
     if (state === 'open') absorb(records);
     else if (resumeArmed && records.some((r) => r.target === root && [...r.addedNodes].some(isMes))) armResume();
   });
-  mo.observe(root, { childList: true, subtree: true, attributes: true, attributeFilter: ['mesid'], attributeOldValue: true });
+  mo.observe(root, { childList: true, subtree: true, attributes: true, attributeFilter: ['mesid', 'is_system'], attributeOldValue: true });
 
   decorator.st = st;
   if (!decorated.has(api)) {
@@ -280,9 +280,14 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
     let cleared = false;
     let reprinted = false; // printMessages ran without a clear (it adds #show_more_messages)
     const lost = new Map(); // mesid → object, for each committed root removed
+    const hidden = new Set(); // committed roots whose is_system SillyTavern set (/hide, the eye button)
     let prepended = Infinity;
     for (const r of records) {
       if (r.type === 'attributes') {
+        if (r.attributeName === 'is_system') {
+          if (committed.has(r.target)) hidden.add(r.target);
+          continue;
+        }
         if (r.target.parentNode === root && r.target.getAttribute('mesid') !== r.oldValue) { structural = true; undo.push(r); }
         continue;
       }
@@ -324,6 +329,7 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
       }
     }
     if (!undo.length && !touched.size && !structureChanged()) {
+      rerequest(hidden);
       settle();
       return;
     }
@@ -387,10 +393,28 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
         stats.contentUpdates++;
         call(() => h.updateContent(mesid));
       }
+      hidden.delete(rr); // (updated above)
     }
+    rerequest(hidden);
     settle();
     adopt.clear();
     mo.takeRecords();
+  }
+
+  // SillyTavern's hide (hideChatMessageRange) sets chat[i].is_system and the
+  // root's attribute, and tells no one. is_system is part of a message's
+  // version (C121): a processor request still running for it would fail
+  // C119's check when it settles and fault the epoch. The host's edit must
+  // supersede it (updateContent, C119); a message already prepared keeps its
+  // content (its next materialisation sees the new version, C122).
+  function rerequest(roots) {
+    for (const rr of roots) {
+      const k = mirror.els.indexOf(rr);
+      if (k < 0 || transient.has(mirror.objs[k])) continue;
+      if (contentOf(rr)?.getAttribute('aria-busy') !== 'true') continue;
+      const mesid = mirror.mesids[k];
+      call(() => host.updateContent(mesid));
+    }
   }
 
   function undoRecords(list) {
