@@ -12,11 +12,12 @@
 // settings panel able to say what went wrong.
 import {
   activateSendButtons, chat, cleanUpMessage, deactivateSendButtons, deleteLastMessage, deleteMessage,
-  eventSource, event_types, getCurrentChatId, hideSwipeButtons, isStreamingEnabled, saveChatConditional, saveReply,
-  saveSettingsDebounced, scrollChatToBottom, setSendButtonState, syncMesToSwipe, triggerAutoContinue,
-  updateMessageBlock, updateSwipeCounter,
+  eventSource, event_types, getCurrentChatId, hideSwipeButtons, isChatSaving, isStreamingEnabled, saveChat,
+  saveReply, saveSettingsDebounced, scrollChatToBottom, setSendButtonState, syncMesToSwipe,
+  triggerAutoContinue, updateMessageBlock, updateSwipeCounter,
 } from '../../../../script.js';
 import { extension_settings } from '../../../extensions.js';
+import { saveGroupChat, selected_group } from '../../../group-chats.js';
 import { installSillyTavernTakeover } from './takeover.js';
 import { mountSettingsPanel } from './settings.js';
 import { explainLoadFailure } from './load-check.js';
@@ -39,9 +40,14 @@ globalThis.__tavernCoreExtension = status;
 
 const st = {
   chat, eventSource, event_types, activateSendButtons, cleanUpMessage, deactivateSendButtons,
-  deleteLastMessage, deleteMessage, getCurrentChatId, hideSwipeButtons, isStreamingEnabled, saveChatConditional,
+  deleteLastMessage, deleteMessage, getCurrentChatId, hideSwipeButtons, isStreamingEnabled,
   saveReply, scrollChatToBottom, setSendButtonState, syncMesToSwipe, triggerAutoContinue, updateMessageBlock,
   updateSwipeCounter,
+  // Whether SillyTavern is saving a chat now (a live binding), and the open
+  // chat saved at once: saveChat and saveGroupChat build their request from
+  // chat[] before their first await.
+  isChatSaving: () => isChatSaving,
+  saveOpenChat: () => (selected_group ? saveGroupChat(selected_group, true) : saveChat()),
 };
 
 // Ask for the module the entries share and for the wasm now, beside the

@@ -7,7 +7,7 @@
 // GENERATE_TAKEOVER_DISPATCH on SillyTavern's own eventSource; an unclaimed
 // turn returns untouched and SillyTavern carries on; a claimed one stops the
 // normal path and is driven to its end with SillyTavern's own functions as
-// the host (saveReply, updateMessageBlock, saveChatConditional,
+// the host (saveReply, updateMessageBlock, saveChat,
 // deleteLastMessage, activateSendButtons, cleanUpMessage). The Stop button's
 // GENERATION_STOPPED aborts the dispatch signal. Every routing decision is the
 // driver's; this file only maps host callbacks onto SillyTavern.
@@ -89,7 +89,7 @@ export function installSillyTavernTakeover({ st, core, enabled, settleOnAbort })
     }
     const streaming = st.isStreamingEnabled();
     const host = sillyTavernHost({
-      st, type: kind, restored, turn, streaming,
+      st, type: kind, restored, turn, streaming, chatId: token.chatId,
       onClaimed() {
         claimed = true;
         turn.live = true;
@@ -182,14 +182,23 @@ function exposeContext(st, core, settleOnAbort) {
   }
 }
 
-// The type saveReply announces a reply that was not streamed with (it
-// rewrites the one it was called with); a streamed reply keeps its own.
-const NOT_STREAMED_TYPE = Object.freeze({ __proto__: null, regenerate: 'normal', continue: 'appendFinal' });
+// How long afterCommit's save waits for a save of SillyTavern's own to end
+// (its saveChatConditional gives up after its edit timeout too).
+const SAVE_WAIT_MS = 5000;
+
+// The type saveReply announces a reply that was not streamed with: it
+// rewrites the one it was called with to 'normal' when the message before the
+// reply is the user's or has no swipes (a regenerate, mostly), and calls a
+// continue 'appendFinal'. A streamed reply keeps its own.
+function notStreamedType(t, before) {
+  if (t === 'continue') return 'appendFinal';
+  return before !== undefined && (before.swipe_id === undefined || before.is_user) ? 'normal' : t;
+}
 
 /**
  * runTakeover's host (T53) over SillyTavern. Slot ids are chat indices.
  */
-function sillyTavernHost({ st, type, restored, turn, streaming, onClaimed, isCurrentGeneration }) {
+function sillyTavernHost({ st, type, restored, turn, streaming, chatId, onClaimed, isCurrentGeneration }) {
   const { chat, eventSource, event_types: ev } = st;
   let swipeBefore = null; // the swipe count before the placeholder swipe
   let timesBefore = null; // a continued message's generation times, for a discard
@@ -206,6 +215,9 @@ function sillyTavernHost({ st, type, restored, turn, streaming, onClaimed, isCur
   // first writes carry them, and they are not the plugin's first token.
   let orig = { text: '', reasoning: '' };
   let lastToken = ''; // the last STREAM_TOKEN_RECEIVED's text (the originals are none)
+  let tokens = 0; // STREAM_TOKEN_RECEIVED emitted
+  let committing = false; // cleanupText ran: the commit's redraws follow (T58)
+  let announced = null; // a reply not streamed: the type saveReply would announce (notStreamedType)
   let slot = null;
   // The slot is the message acquirePlaceholder made or took, showing the
   // swipe it showed then. Once the user has swiped it, deleted it or
@@ -237,6 +249,20 @@ function sillyTavernHost({ st, type, restored, turn, streaming, onClaimed, isCur
     return true;
   };
 
+  // The chat the reply is in, saved. Not through saveChatConditional: it
+  // saves whatever chat is open once its 100 ms wait is over, and a chat
+  // opened meanwhile and still loading was saved empty, over its own file.
+  // This waits for a save of SillyTavern's own to end, then saves only if
+  // the turn's chat is still open and holds the reply, checked in the same
+  // turn as the save reads chat[].
+  const saveTurnChat = async () => {
+    for (let waited = 0; st.isChatSaving() && waited < SAVE_WAIT_MS; waited += 10) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    if (st.isChatSaving() || st.getCurrentChatId() !== chatId || (slot !== null && !at(slot))) return;
+    await st.saveOpenChat();
+  };
+
   const redrawNow = (id) => {
     const s = at(id);
     if (s) {
@@ -259,11 +285,10 @@ function sillyTavernHost({ st, type, restored, turn, streaming, onClaimed, isCur
       }
       if (!reply || streaming) return eventSource.emit(name, ...args);
       // A reply not streamed is announced as saveReply announces one: its
-      // type as saveReply rewrites it (a regenerated reply is 'normal', a
-      // continued one 'appendFinal'), and drawn anew between the two events
+      // type as saveReply rewrites it (notStreamedType), and drawn anew between the two events
       // (saveReply's addOneMessage), so what a MESSAGE_RECEIVED listener
       // changed is what the page shows.
-      args[1] = NOT_STREAMED_TYPE[args[1]] ?? args[1];
+      args[1] = announced ?? args[1];
       if (name !== ev.MESSAGE_RECEIVED) return eventSource.emit(name, ...args);
       return (async () => {
         await eventSource.emit(name, ...args);
@@ -275,6 +300,7 @@ function sillyTavernHost({ st, type, restored, turn, streaming, onClaimed, isCur
 
     async acquirePlaceholder(t) {
       placedAt = Date.now();
+      announced = notStreamedType(t, undefined); // (a continue's; the others' once the message before the reply is known)
       const last = chat.length - 1;
       const was = (m) => ({ text: m?.mes ?? '', reasoning: m?.extra?.reasoning ?? '' });
       if (t === 'continue' && last >= 0) { // the slot is the message being continued
@@ -297,6 +323,7 @@ function sillyTavernHost({ st, type, restored, turn, streaming, onClaimed, isCur
       // What StreamingProcessor does for a streamed reply: a '...' message
       // (normal, regenerate) or a new swipe on the last one (swipe).
       if (t !== 'continue') lastToken = orig.text; // (a continue's tokens leave its text out)
+      announced = notStreamedType(t, chat[chat.length - 1]);
       await st.saveReply({ type: t, getMessage: '...', fromStreaming: true });
       st.hideSwipeButtons({ hideCounters: true });
       st.scrollChatToBottom({ waitForFrame: true });
@@ -350,19 +377,24 @@ function sillyTavernHost({ st, type, restored, turn, streaming, onClaimed, isCur
     // user's edit, and its own listeners act on it (Translate translates the
     // message again, Summarize and the reasoning parser run), which per
     // token would be a request per token.
+    // The commit's redraw of the cleaned reply is no token (SillyTavern's
+    // stream never emits its cleaned text), unless none was emitted at all: a
+    // reply equal to the one it regenerates still reaches a text-to-speech
+    // listener once.
     async redraw(id) {
       const s = redrawNow(id);
       if (!s || !turn.live || !streaming) return;
       const text = type === 'continue' && s.m.mes.startsWith(orig.text) ? s.m.mes.slice(orig.text.length) : s.m.mes;
-      if (text === '' || text === lastToken) return;
+      if (text === '' || (committing ? tokens > 0 : text === lastToken)) return;
       lastToken = text;
+      tokens++;
       await eventSource.emit(ev.STREAM_TOKEN_RECEIVED, text);
     },
 
     persist: () => {
       if (slot !== null && !at(slot)) return undefined; // nothing of the turn's to save
       endThinking();
-      return st.saveChatConditional();
+      return saveTurnChat();
     },
 
     async removeSlot(id) {
@@ -408,9 +440,12 @@ function sillyTavernHost({ st, type, restored, turn, streaming, onClaimed, isCur
       st.activateSendButtons();
     },
 
-    cleanupText: (text, { isContinue }) => st.cleanUpMessage({
-      getMessage: text, isImpersonate: false, isContinue, displayIncompleteSentences: false, includeUserPromptBias: false,
-    }),
+    cleanupText: (text, { isContinue }) => {
+      committing = true;
+      return st.cleanUpMessage({
+        getMessage: text, isImpersonate: false, isContinue, displayIncompleteSentences: false, includeUserPromptBias: false,
+      });
+    },
 
     // After the events, as SillyTavern finishes a reply: the swipe counter,
     // then a save, so that what MESSAGE_RECEIVED and CHARACTER_MESSAGE_RENDERED
@@ -425,7 +460,7 @@ function sillyTavernHost({ st, type, restored, turn, streaming, onClaimed, isCur
       if (!streaming) st.syncMesToSwipe(s.id);
       await st.updateSwipeCounter(s.id);
       turn.autoContinue = text;
-      await st.saveChatConditional();
+      await saveTurnChat();
     },
   };
 }

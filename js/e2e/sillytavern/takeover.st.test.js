@@ -258,6 +258,19 @@ test('regenerate is claimed and committed in place of the last reply, as a new m
   assert.equal(mock.completions.length, 0);
 });
 
+// A reply equal to the one it regenerates (a deterministic or cached plugin)
+// still reaches a STREAM_TOKEN_RECEIVED listener once, as a stream's chunks
+// would; the commit's cleaned text is otherwise no token.
+test('a regenerated reply equal to the old one is announced as one stream token', async () => {
+  await seed({ chunks: [], delayMs: 30 });
+  const previous = (await chatState(page)).at(-1).mes;
+  await takeEvents();
+  await turn(page, () => chooseOption(page, 'option_regenerate'));
+  assert.equal((await chatState(page)).at(-1).mes, previous);
+  const tokens = (await takeEvents()).filter((e) => e[0] === 'STREAM_TOKEN_RECEIVED').map((e) => e[1]);
+  assert.deepEqual(tokens, [previous]);
+});
+
 test('swipe is claimed: the swipe counter moves and the new swipe is committed', async () => {
   await seed({ chunks: [' Swiped.'], delayMs: 30 });
   const before = (await chatState(page)).at(-1);
@@ -662,6 +675,38 @@ const groupMessages = () => page.evaluate(() => globalThis.SillyTavern.getContex
 })));
 const identity = ({ name, is_user, original_avatar, force_avatar }) => ({ name, is_user, original_avatar, force_avatar });
 const shownNames = () => page.evaluate(() => [...document.querySelectorAll('#chat .mes')].map((el) => [Number(el.getAttribute('mesid')), el.querySelector('.name_text')?.textContent.trim()]));
+
+// The turn's saves (persist, and afterCommit's after the events) save only
+// the chat the reply is in. SillyTavern's saveChatConditional saves whatever
+// chat is open after its 100 ms wait: a chat opened meanwhile and still
+// loading was saved empty, over its own file.
+test('a chat opened as a claimed reply finishes keeps its messages: the turn saves only its own chat', async () => {
+  const other = 'slow to load';
+  writeFileSync(join(st.userDir, 'chats', CHARACTER.chatDir, `${other}.jsonl`),
+    chatJsonl([message('Slow first.'), message('Slow question', { user: true }), message('Slow answer.')]));
+  await seed({ claim: true, chunks: ['Switch ', 'now.'], delayMs: 20, failAt: -1 });
+  await page.route('**/api/chats/get', async (route) => { await new Promise((r) => setTimeout(r, 400)); await route.continue(); });
+  try {
+    await page.evaluate((to) => {
+      const ctx = globalThis.SillyTavern.getContext();
+      const leave = () => {
+        ctx.eventSource.removeListener(ctx.eventTypes.CHARACTER_MESSAGE_RENDERED, leave);
+        setTimeout(() => ctx.openCharacterChat(to), 0);
+      };
+      ctx.eventSource.on(ctx.eventTypes.CHARACTER_MESSAGE_RENDERED, leave);
+    }, other);
+    await send(page, 'Reply, then I leave');
+    await page.waitForFunction((to) => globalThis.SillyTavern.getContext().getCurrentChatId() === to
+      && globalThis.SillyTavern.getContext().chat.length > 0, other, { timeout: 30000 });
+    await waitIdle(page);
+    await page.waitForTimeout(1500);
+    assert.deepEqual(st.readChat(other).map((m) => m.mes), ['Slow first.', 'Slow question', 'Slow answer.'], 'the other chat keeps its messages');
+    assert.equal(st.readChat().at(-1).mes, 'Switch now.', 'the reply is saved in its own chat');
+  } finally {
+    await page.unroute('**/api/chats/get');
+    await openChat(page, st.chatName);
+  }
+});
 
 test('a group chat: each member\'s turn is offered, a claimed reply carries the member\'s identity as a model-made one does, shows under its name and is saved in the group chat', async () => {
   await seed({ claim: false });
