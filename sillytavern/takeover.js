@@ -182,7 +182,7 @@ function exposeContext(st, core, settleOnAbort) {
   }
 }
 
-// How long afterCommit's save waits for a save of SillyTavern's own to end
+// How long the turn's saves wait for a save of SillyTavern's own to end
 // (its saveChatConditional gives up after its edit timeout too).
 const SAVE_WAIT_MS = 5000;
 
@@ -284,10 +284,10 @@ function sillyTavernHost({ st, type, restored, turn, streaming, chatId, onClaime
         args[0] = s.id;
       }
       if (!reply || streaming) return eventSource.emit(name, ...args);
-      // A reply not streamed is announced as saveReply announces one: its
-      // type as saveReply rewrites it (notStreamedType), and drawn anew between the two events
-      // (saveReply's addOneMessage), so what a MESSAGE_RECEIVED listener
-      // changed is what the page shows.
+      // A reply not streamed is announced as saveReply announces one: with
+      // the type saveReply gives it (notStreamedType), and drawn anew between
+      // the two events (saveReply's addOneMessage), so what a
+      // MESSAGE_RECEIVED listener changed is what the page shows.
       args[1] = announced ?? args[1];
       if (name !== ev.MESSAGE_RECEIVED) return eventSource.emit(name, ...args);
       return (async () => {
@@ -300,7 +300,9 @@ function sillyTavernHost({ st, type, restored, turn, streaming, chatId, onClaime
 
     async acquirePlaceholder(t) {
       placedAt = Date.now();
-      announced = notStreamedType(t, undefined); // (a continue's; the others' once the message before the reply is known)
+      // (A continue's type now; the others' once the message before the
+      // reply is known, below.)
+      announced = notStreamedType(t, undefined);
       const last = chat.length - 1;
       const was = (m) => ({ text: m?.mes ?? '', reasoning: m?.extra?.reasoning ?? '' });
       if (t === 'continue' && last >= 0) { // the slot is the message being continued
@@ -373,14 +375,13 @@ function sillyTavernHost({ st, type, restored, turn, streaming, chatId, onClaime
     // (never empty, never the same text twice), and only while the turn is
     // live and streamed: after Stop, the partial's redraw is no new token (a
     // text-to-speech listener would read on past the stop), and a reply not
-    // streamed has no tokens. No MESSAGE_UPDATED: SillyTavern emits it for a
-    // user's edit, and its own listeners act on it (Translate translates the
-    // message again, Summarize and the reasoning parser run), which per
-    // token would be a request per token.
-    // The commit's redraw of the cleaned reply is no token (SillyTavern's
-    // stream never emits its cleaned text), unless none was emitted at all: a
-    // reply equal to the one it regenerates still reaches a text-to-speech
-    // listener once.
+    // streamed has no tokens. The commit's redraw of the cleaned reply is no
+    // token (SillyTavern's stream never emits its cleaned text) unless none
+    // was emitted at all: a reply equal to the one it regenerates still
+    // reaches a text-to-speech listener once. No MESSAGE_UPDATED: SillyTavern
+    // emits it for a user's edit, and its own listeners act on it (Translate
+    // translates the message again, Summarize and the reasoning parser run),
+    // which per token would be a request per token.
     async redraw(id) {
       const s = redrawNow(id);
       if (!s || !turn.live || !streaming) return;
