@@ -1,9 +1,7 @@
 package sessionlog
 
 import (
-	"encoding/json"
 	"strconv"
-	"strings"
 )
 
 // Load checks of a stored v0 log (issue 15, item 5; rule S108). Beside the
@@ -258,9 +256,9 @@ func messageText(ev *Event) []byte {
 // delegationDepth is not; real shared logs keep a templated "{{cwd}}"): a
 // createdAt that is a non-negative safe integer, as the harness's reader
 // requires, with its message.
+// seqValue with version 3 is exactly that check (-0 refused too).
 func headerLoadCheck(m map[string]any) *Error {
-	n, ok := m["createdAt"].(json.Number)
-	if _, safe := seqValue(n, 3); !ok || !safe || strings.HasPrefix(string(n), "-") {
+	if _, ok := seqValue(m["createdAt"], 3); !ok {
 		return &Error{Code: CodeInvalidLog, Rule: "S108", Message: "corrupt session log: first line is not a session header", Seq: -1}
 	}
 	return nil
