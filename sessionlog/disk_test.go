@@ -113,6 +113,7 @@ func TestS5_S108_HeaderIDAndCreatedAt(t *testing.T) {
 		`{"type":"session","version":0,"id":"s"}`:                         "corrupt session log: first line is not a session header",
 		`{"type":"session","version":0,"id":"s","createdAt":-1}`:          "corrupt session log: first line is not a session header",
 		`{"type":"session","version":0,"id":"s","createdAt":1.5}`:         "corrupt session log: first line is not a session header",
+		`{"type":"session","version":0,"id":"s","createdAt":-0}`:          "corrupt session log: first line is not a session header",
 		`{"type":"session","version":9,"createdAt":0}`:                    "unsupported session format version 9",
 	}
 	for head, want := range cases {
