@@ -113,10 +113,13 @@ const encode = (event) => (typeof event === 'string' ? event : losslessJSON(even
 
 /** Validate a whole log: a verdict, not a throw, for an invalid log. */
 export function validate(log, options = {}) {
-  log = logIn(log);
-  const lone = loneSurrogate(log);
-  if (lone) return { ok: false, code: 'invalid-log', error: lone.error, line: lone.line, rule: lone.rule, seq: null };
-  return call('validate', 0, log, { options });
+  try {
+    return call('validate', 0, log, { options });
+  } catch (e) {
+    // call's one refusal of a log before Go reads it (S6) is a verdict here.
+    if (!(e instanceof SessionLogError) || e.code !== 'invalid-log' || e.rule !== 'S6') throw e;
+    return { ok: false, code: e.code, error: e.message, line: e.line, rule: e.rule, seq: null };
+  }
 }
 
 /** The surface and the derived model messages (S25–S28). */
