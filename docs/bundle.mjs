@@ -58,17 +58,19 @@ export function bundlePages(bundle) {
   return [...pages];
 }
 
-/** Writes <out>/README.md and <out>/docs/<page> for each of the bundle's pages. */
+/** Writes <out>/README.md and <out>/docs/<page> for each of the bundle's pages; returns the pages. */
 export function writeBundle(bundle, out) {
   writeFileSync(join(out, 'README.md'), bundleReadme(bundle));
   mkdirSync(join(out, 'docs'), { recursive: true });
-  for (const d of bundlePages(bundle)) copyFileSync(join(REPO, 'docs', d), join(out, 'docs', d));
+  const pages = bundlePages(bundle);
+  for (const d of pages) copyFileSync(join(REPO, 'docs', d), join(out, 'docs', d));
+  return pages;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
   const [name, out] = process.argv.slice(2);
   const bundle = BUNDLES[name];
   if (!bundle || !out) throw new Error(`usage: node docs/bundle.mjs <${Object.keys(BUNDLES).join('|')}> <out dir>`);
-  writeBundle(bundle, out);
-  console.log(`${out}: README.md (${bundle.sections.map((n) => `"${n}"`).join(', ')}) and docs/${bundlePages(bundle).join(', docs/')}`);
+  const pages = writeBundle(bundle, out);
+  console.log(`${out}: README.md (${bundle.sections.map((n) => `"${n}"`).join(', ')}) and docs/${pages.join(', docs/')}`);
 }
