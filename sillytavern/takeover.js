@@ -300,14 +300,12 @@ function sillyTavernHost({ st, type, restored, turn, streaming, chatId, onClaime
 
     async acquirePlaceholder(t) {
       placedAt = Date.now();
-      // (A continue's type now; the others' once the message before the
-      // reply is known, below.)
-      announced = notStreamedType(t, undefined);
       const last = chat.length - 1;
       const was = (m) => ({ text: m?.mes ?? '', reasoning: m?.extra?.reasoning ?? '' });
       if (t === 'continue' && last >= 0) { // the slot is the message being continued
         timesBefore = { gen_started: chat[last].gen_started, gen_finished: chat[last].gen_finished };
         orig = was(chat[last]);
+        announced = notStreamedType(t, chat[last]);
         return take(last);
       }
       if (t === 'regenerate' && restored && chat[last] === restored) {
