@@ -46,8 +46,10 @@ export function installSillyTavernTakeover({ st, core, enabled, settleOnAbort })
   // Stop, and leaving the chat, end the turns' waits and abort their signals.
   // (A chat left and reopened mid-turn has new message objects: the host's
   // slot is then not the turn's, and nothing is written to it.)
+  // Stop's own GENERATION_STOPPED (stopGeneration emits it on every press)
+  // is the turn's: a discard that follows does not announce it again.
   const stopAll = () => { for (const t of [...open]) t.stop(); };
-  eventSource.on(ev.GENERATION_STOPPED, stopAll);
+  eventSource.on(ev.GENERATION_STOPPED, () => { for (const t of open) t.stopAnnounced = true; stopAll(); });
   eventSource.on(ev.CHAT_CHANGED, stopAll);
   // SillyTavern unblocks its UI when a quiet run ends unless one of its own
   // streams is still running (unblockGeneration); a claimed turn is not one
@@ -74,7 +76,7 @@ export function installSillyTavernTakeover({ st, core, enabled, settleOnAbort })
     let release;
     const released = new Promise((r) => { release = r; });
     // live: claimed and not yet stopped or unlocked (the UI is this turn's).
-    const turn = { live: false, stop() { turn.live = false; controller.abort(); release(); }, autoContinue: null };
+    const turn = { live: false, stop() { turn.live = false; controller.abort(); release(); }, autoContinue: null, stopAnnounced: false };
     const token = { turn: 0, chatId: st.getCurrentChatId() };
     let claimed = false;
     let onClaim;
@@ -275,6 +277,8 @@ function sillyTavernHost({ st, type, restored, turn, streaming, chatId, onClaime
   return {
     eventTypes: ev,
     emit(name, ...args) {
+      // T60's generation_stopped after Stop: SillyTavern announced it already.
+      if (name === ev.GENERATION_STOPPED && turn.stopAnnounced) return undefined;
       const reply = name === ev.MESSAGE_RECEIVED || name === ev.CHARACTER_MESSAGE_RENDERED;
       // The events that name the reply name it where it is, if it is still
       // the turn's.
@@ -399,8 +403,10 @@ function sillyTavernHost({ st, type, restored, turn, streaming, chatId, onClaime
     async removeSlot(id) {
       const s = at(id);
       if (!s) return;
-      if (s.id === chat.length - 1) await st.deleteLastMessage();
-      else await st.deleteMessage(s.id);
+      if (s.id === chat.length - 1) {
+        await st.deleteLastMessage();
+        markLast();
+      } else await st.deleteMessage(s.id);
     },
 
     async restoreSlot(id, text, reasoning) {
@@ -462,6 +468,17 @@ function sillyTavernHost({ st, type, restored, turn, streaming, chatId, onClaime
       await saveTurnChat();
     },
   };
+}
+
+// deleteLastMessage removes the last message's element and leaves no
+// message marked last_mes (SillyTavern's other deletions mark the new last
+// one, updateViewMessageIds): the message a rolled-back turn leaves last is
+// marked, so its swipe arrows and .last_mes selectors find it.
+function markLast() {
+  const all = globalThis.document?.querySelectorAll('#chat .mes');
+  if (!all?.length) return;
+  for (const el of all) el.classList.remove('last_mes');
+  all[all.length - 1].classList.add('last_mes');
 }
 
 /**

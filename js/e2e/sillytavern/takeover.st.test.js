@@ -642,6 +642,32 @@ for (const mode of ['never', 'throw']) {
   });
 }
 
+// SillyTavern's Stop announces GENERATION_STOPPED itself (stopGeneration);
+// a plugin that then discards runs T60's path, whose generation_stopped is
+// the same stop: listeners (group auto-mode, /inject's cleanup, the
+// reasoning timer) hear it once, as after a model's reply is stopped.
+test('Stop, then the plugin discards: the slot is rolled back and GENERATION_STOPPED is heard once (T60)', async () => {
+  await hostile('discard-on-stop');
+  await takeEvents();
+  await turn(page, async () => {
+    await send(page, 'Hostile discard');
+    await page.waitForFunction(() => (document.querySelector('#chat .last_mes .mes_text')?.textContent ?? '').includes('never finishes'));
+    await page.click('#mes_stop');
+  });
+  await page.waitForFunction(() => globalThis.SillyTavern.getContext().chat.at(-1).mes === 'Hostile discard');
+  await page.waitForTimeout(300);
+  const stopped = names(await takeEvents()).filter((n) => n === 'GENERATION_STOPPED');
+  assert.equal(stopped.length, 1, 'one stop, one announcement');
+  assert.equal(await shownText(page), 'Hostile discard', 'the placeholder is gone');
+  // A discard with no Stop (the plugin gives up by itself) still announces it (T60).
+  await hostile('off');
+  await seed({ claim: true, chunks: ['a', 'b'], delayMs: 20, failAt: 1 });
+  await turn(page, () => send(page, 'Fail midway'));
+  await page.waitForFunction(() => globalThis.SillyTavern.getContext().chat.at(-1).mes === 'Fail midway');
+  assert.equal(names(await takeEvents()).filter((n) => n === 'GENERATION_STOPPED').length, 1);
+  await seed({ failAt: -1 });
+});
+
 test('a plugin that throws before claiming leaves the turn to the model', async () => {
   await hostile('throw-before');
   await seed({ claim: false });
