@@ -91,13 +91,31 @@ fx.freezeDeep = function freezeDeep(o) {
 };
 
 // ---- signals (C8) ----
-const signals = new Map();
+// A signal's AbortController is made when the signal is first read: most
+// processor requests' signals are never read, and under Node an
+// AbortController with its signal was ~5 % of a 3-processor refresh. Until
+// then an abort is recorded (the first one wins, as AbortController.abort
+// does) and replayed on the controller made later, with the same reason.
+const signals = new Map(); // id → { c: AbortController | undefined, aborted, reason }
 let nextSignal = 0;
-fx.newSignal = () => { signals.set(++nextSignal, new AbortController()); return nextSignal; };
-fx.abort = (id, reason) => { signals.get(id)?.abort(reason); };
+fx.newSignal = () => { signals.set(++nextSignal, { c: undefined, aborted: false, reason: undefined }); return nextSignal; };
+const abortEntry = (e, reason) => {
+  if (e === undefined) return;
+  if (e.c !== undefined) e.c.abort(reason);
+  else if (!e.aborted) { e.aborted = true; e.reason = reason; }
+};
+fx.abort = (id, reason) => { abortEntry(signals.get(id), reason); };
 fx.releaseSignal = (id) => { signals.delete(id); ctxs.delete(id); requests.delete(id); };
-fx.abortRequest = (id) => { signals.get(id)?.abort(); }; // reason: an AbortError DOMException (C126)
-const signalOf = (id) => signals.get(id)?.signal;
+fx.abortRequest = (id) => { abortEntry(signals.get(id), undefined); }; // reason: an AbortError DOMException (C126)
+const signalOfEntry = (e) => {
+  if (e.c === undefined) {
+    e.c = new AbortController();
+    if (e.aborted) e.c.abort(e.reason);
+  }
+  return e.c.signal;
+};
+const signalOf = (id) => { const e = signals.get(id); return e === undefined ? undefined : signalOfEntry(e); };
+const signalLive = (id) => { const e = signals.get(id); return e !== undefined && (e.c === undefined ? !e.aborted : !e.c.signal.aborted); };
 
 // ---- message ids (C4) ----
 // The ids live in WeakMaps of at most 2^20 entries each, newest last: one
@@ -360,7 +378,10 @@ const bases = new Map(); // processor call token → its renderBase Promise's re
 fx.callProcessor = (h, token, prepare, msg, mesid, sig) => {
   let ctx = ctxs.get(sig);
   if (ctx === undefined) {
-    ctx = Object.freeze({ message: requests.get(sig)?.m, mesid, signal: signalOf(sig) });
+    // The signal is read through the request's entry, which the ctx keeps:
+    // a processor reading it after Go released the request still gets it.
+    const e = signals.get(sig);
+    ctx = Object.freeze({ message: requests.get(sig)?.m, mesid, get signal() { return e === undefined ? undefined : signalOfEntry(e); } });
     ctxs.set(sig, ctx);
   }
   let base;
@@ -391,7 +412,7 @@ fx.callProcessor = (h, token, prepare, msg, mesid, sig) => {
       // Go takes it first thing, with no JS run since. A throw is left for
       // Go's own read to record.
       let cur = VERSION.UNREAD;
-      if (signalOf(sig)?.aborted === false) {
+      if (signalLive(sig)) {
         if (!thereNow(h, msg, mesid)) cur = VERSION.NOT_THERE;
         else try { cur = sameNow(sig); } catch { /* Go reads again */ }
       }

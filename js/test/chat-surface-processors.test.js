@@ -367,6 +367,50 @@ test('S82/C126/C125: a renumbered pending request aborts; a new one starts; the 
   done();
 });
 
+// The facade makes a request's AbortController when ctx.signal is first read:
+// a signal read before the abort fires its listeners; one first read after
+// the abort is already aborted, with C8's AbortError; one first read after the
+// request completed (and Go released it) is live. Each read is the same object.
+test('C8/C116: ctx.signal read before the abort, after it, and after the request completed', async () => {
+  const gates = [];
+  behave.outer = (ctx) => { const d = deferred(); gates.push({ ctx, d }); return d.promise; };
+  const chat = [];
+  const { host, done } = setup(chat);
+  await host.open();
+  chat.push(...messages(2));
+  const p = host.render();
+  await settle();
+  gates[0].d.resolve('<p>zero</p>');
+  await settle();
+  await settle();
+  assert.equal(gates.length, 2);
+  const unread = gates[1].ctx; // message 1's request: its signal not read yet
+  chat.shift();
+  const p2 = host.render(); // renumbered: the request aborts (C126)
+  assert.equal(unread.signal.aborted, true, 'first read after the abort: already aborted');
+  assert.equal(unread.signal.reason.name, 'AbortError');
+  assert.equal(unread.signal, unread.signal, 'one signal per request');
+  gates[1].d.resolve('<p>stale</p>');
+  await p;
+  await settle();
+  assert.equal(gates.length, 3, 'the new request for the message now at 0');
+  const early = gates[2].ctx.signal; // read while pending
+  const heard = [];
+  early.addEventListener('abort', () => heard.push(early.reason.name));
+  const r = registration.refresh(); // aborts every pending request (C129)
+  assert.deepEqual(heard, ['AbortError']);
+  gates[2].d.resolve('<p>stale again</p>');
+  await settle();
+  for (const g of gates.slice(3)) g.d.resolve('<p>fresh</p>');
+  await r;
+  await p2;
+  const first = gates[0].ctx.signal; // message 0's request completed long ago (Go released it)
+  assert.ok(first instanceof AbortSignal);
+  assert.equal(first.aborted, false, 'a completed request was never aborted');
+  assert.equal(gates[0].ctx.signal, first);
+  done();
+});
+
 test('S83/C128: marking a pending message transient aborts it; the late result is ignored', async () => {
   const gate = deferred();
   behave.outer = () => gate.promise;
