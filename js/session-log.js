@@ -132,9 +132,15 @@ export function transcript(log, { env, ...options } = {}) {
   return call('transcript', 0, log, { options, env });
 }
 
+// S6: an event's time is epoch milliseconds. A request that gives none is
+// planned now, as `tavern-log plan-edit` plans it (it was 0: an event dated
+// 1970 would have been appended by a caller that forgot the field).
+const stamped = (request) => (request !== null && typeof request === 'object' && !Array.isArray(request)
+  && request.time === undefined ? { ...request, time: Date.now() } : request);
+
 /** Plan one editor write without writing it (S44–S75). */
 export function plan(log, request, options = {}) {
-  return call('plan', 0, log, { options, request });
+  return call('plan', 0, log, { options, request: stamped(request) });
 }
 
 const handles = new FinalizationRegistry((id) => host.call('log.close', id, '', ''));
@@ -161,7 +167,7 @@ export class SessionLog {
   check(event) { this.#call('log.check', encode(event)); }
   fold() { return this.#call('log.fold'); }
   transcript(env) { return this.#call('log.transcript', '', env ?? {}); }
-  plan(request) { return this.#call('log.plan', '', request); }
+  plan(request) { return this.#call('log.plan', '', stamped(request)); }
   /** The log as JSONL, header first. */
   encode() { return this.#call('log.encode'); }
   close() {

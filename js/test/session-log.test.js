@@ -116,6 +116,22 @@ test('plan edit u1 writes exactly the C21 event', () => {
   }]);
 });
 
+test('S6: a plan request without a time is stamped now, as tavern-log plan-edit does; a given time is kept', () => {
+  const before = Date.now();
+  const r = plan(F, { op: 'edit', target: { messageId: 'u1' }, text: 'q1*' });
+  const after = Date.now();
+  assert.ok(r.events[0].time >= before && r.events[0].time <= after, `time ${r.events[0].time}`);
+  const log = openLog(F);
+  try {
+    const t = log.plan({ op: 'undo', target: { messageId: 'u2' } , time: undefined });
+    assert.fail(`nothing to undo, yet planned ${JSON.stringify(t)}`);
+  } catch (e) { assert.equal(e.code, 'nothing-to-undo'); }
+  const p = log.plan({ op: 'edit', target: { messageId: 'u1' }, text: 'x' });
+  assert.ok(p.events[0].time >= before, 'the handle stamps too');
+  assert.equal(log.plan({ op: 'edit', target: { messageId: 'u1' }, text: 'x', time: 0 }).events[0].time, 0, 'an explicit 0 is kept');
+  log.close();
+});
+
 test('plan: unchanged, attachments, empty message (C24, C26, C27, C28, C29)', () => {
   assert.deepEqual(plan(F, { op: 'edit', target: { messageId: 'u2' }, text: 'q2\nmore' }), { unchanged: true, events: [] });
   const r = plan(F, { op: 'edit', target: { messageId: 'u2' }, text: 'q2\nmore', removeAttachments: ['img-A'] });
