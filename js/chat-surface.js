@@ -715,6 +715,7 @@ export function createChatSurfaceHost(options) {
     dom: new DOM.SurfaceDOM(core, events), root: isElement(o.root) ? register(o.root) : 0, managed: fx.managed(),
   };
   hosts.set(id, H);
+  DOM.forgetStyles(); // (a new host may follow a change of the page's styles)
   try { check(fx.createHost(o, H.root, id)); } catch (e) {
     hosts.delete(id);
     H.dom.close();

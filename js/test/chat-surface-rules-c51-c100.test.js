@@ -28,6 +28,33 @@ test('C96: setProjectionHeld takes its argument\'s truthiness', async () => {
   }
 });
 
+// Computed lengths are cached page-wide per style signature until
+// refreshLayout() (docs/chatsurface.md); a new host starts afresh, so a host
+// made after the page's styles changed (a theme, a chat style) lays out with
+// them. The root here looks to CSS exactly as the last one did.
+test('C80/C84: a host opened after a stylesheet changed the root\'s padding and row gap reads them afresh', async () => {
+  const top = (root) => root.querySelector('tt-chat-spacer[data-tt-chat-spacer="top"]')?.style.height;
+  const a = setup(messages(100));
+  await a.host.open();
+  a.sched.flush();
+  const first = a.host.snapshot().mounted[0];
+  // Messages above the window are unmeasured: 200 px each (C80).
+  assert.equal(top(a.root), `${first * 200}px`, 'C84 with Ps = G = 0');
+  const style = document.createElement('style');
+  style.textContent = '#chat { display: flex; flex-direction: column; padding-top: 30px; row-gap: 10px; }';
+  document.head.append(style);
+  try {
+    const b = setup(messages(100));
+    await b.host.open();
+    b.sched.flush();
+    const i = b.host.snapshot().mounted[0];
+    // start(i) = Ps + i·(200 + G); top = start(i) − Ps − G
+    assert.equal(top(b.root), `${i * 210 - 10}px`);
+  } finally {
+    style.remove();
+  }
+});
+
 test('C85: a root\'s measured size is its border box plus its computed margin-top and margin-bottom', async () => {
   const style = document.createElement('style');
   style.textContent = '.c85 { margin-top: 7px; margin-bottom: 3px; }';

@@ -98,6 +98,47 @@ test('managed open over SillyTavern\'s first render: bounded, the printed tail a
   assert.equal(c.host.getFault(), null);
 });
 
+// SillyTavern's appearance settings (chat style, avatars, custom CSS) write
+// <body>'s class or <head>'s styles and tell no one; the host keeps computed
+// margins until refreshLayout(), which the controller asks for, once a frame.
+test('a body class or a stylesheet SillyTavern changes makes the host read computed styles afresh, once per frame', async (t) => {
+  const { c, sched, faults } = await opened(t);
+  const real = globalThis.getComputedStyle;
+  let reads = 0;
+  globalThis.getComputedStyle = function (el, ...a) { if (el.classList?.contains('mes')) reads++; return real.call(this, el, ...a); };
+  try {
+    c.refreshLayout();
+    sched.flush();
+    reads = 0;
+    sched.flush();
+    assert.equal(reads, 0, 'nothing changed: cached');
+    assert.equal(c.stats.layoutRefreshes, 0);
+    document.body.classList.add('bubblechat');
+    document.body.classList.add('hideChatAvatars');
+    await tick(); // (mutation records are delivered in a microtask)
+    sched.flush();
+    assert.equal(c.stats.layoutRefreshes, 1, 'two changes in one frame: one refresh');
+    assert.ok(reads > 0, 'the mounted roots\' margins were read again');
+    const style = document.createElement('style');
+    style.id = 'custom-style';
+    document.head.append(style);
+    await tick();
+    style.textContent = '.mes { margin-top: 4px; }';
+    await tick();
+    sched.flush();
+    assert.equal(c.stats.layoutRefreshes, 2, 'custom CSS added and written before the frame: one refresh');
+    style.remove();
+    document.body.classList.remove('bubblechat', 'hideChatAvatars');
+    c.dispose();
+    await tick();
+    sched.flush();
+    assert.equal(c.stats.layoutRefreshes, 2, 'none after dispose');
+    assert.deepEqual(faults, []);
+  } finally {
+    globalThis.getComputedStyle = real;
+  }
+});
+
 test('a message SillyTavern appends (addOneMessage) becomes the tail root, same element, view follows (C87)', async (t) => {
   const s = await opened(t, { count: 500 });
   const { T, c, sched } = s;

@@ -88,7 +88,7 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
   let resumeArmed = false; // a clear that CHAT_CHANGED has not followed yet (clear())
   let resumeId = 0;
   const stats = { absorbed: 0, undone: 0, adopted: 0, rendered: 0, contentUpdates: 0, transients: 0, finishes: 0,
-    resyncs: 0, clears: 0, resumes: 0, opens: 0, maxMes: 0, lastError: null,
+    resyncs: 0, clears: 0, resumes: 0, opens: 0, maxMes: 0, lastError: null, layoutRefreshes: 0,
     // Where time goes (performance.now): SillyTavern's renderer, the fix-ups
     // after host writes, and host frames in total.
     renderMs: 0, frameMs: 0, fixupMs: 0, frames: 0 };
@@ -111,6 +111,26 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
   }
 
   installStyle();
+
+  // SillyTavern's appearance settings (chat style, avatars, timestamps, a
+  // theme's or the user's custom CSS) change <body>'s classes or <head>'s
+  // styles and tell no one. The host keeps computed margins, padding and gaps
+  // until refreshLayout() (docs/chatsurface.md, "Computed styles"), so a
+  // bubble-chat switch left every measured message at its old margins: a
+  // change there asks for one, at most once per frame, while an epoch is open.
+  let looksId = 0;
+  const looks = new MutationObserver(() => {
+    if (looksId !== 0 || state !== 'open') return;
+    looksId = raf(() => {
+      looksId = 0;
+      if (state !== 'open' || host === null) return;
+      stats.layoutRefreshes++;
+      try { sync(); call(() => host.refreshLayout()); } catch (e) { stats.lastError = e; } // (a faulted epoch reports itself)
+    });
+  });
+  const doc = root.ownerDocument;
+  if (doc.body) looks.observe(doc.body, { attributes: true, attributeFilter: ['class', 'style'] });
+  if (doc.head) looks.observe(doc.head, { childList: true, subtree: true, characterData: true, attributes: true });
 
   function installStyle() {
     const doc = root.ownerDocument;
@@ -653,6 +673,8 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
     stats,
     dispose() {
       mo.disconnect();
+      looks.disconnect();
+      if (looksId !== 0) caf(looksId);
       if (pollId) clearTimeout(pollId);
       disarmResume();
       const h = host;
