@@ -68,6 +68,17 @@ function setup(chat, opts = {}, hostOpts = {}) {
   return { root, sched, host, faults, emits, text, done };
 }
 
+// An opened host rendering n new messages, one turn of the queue later.
+async function rendering(n) {
+  const chat = [];
+  const s = setup(chat);
+  await s.host.open();
+  chat.push(...messages(n));
+  const p = s.host.render();
+  await settle();
+  return { ...s, chat, p };
+}
+
 test('C113/C129: the registration is a frozen { refresh }, the same for every processor', () => {
   assert.ok(Object.isFrozen(registration));
   assert.deepEqual(Object.keys(registration), ['refresh']);
@@ -303,12 +314,7 @@ test('S81/C120: one FIFO queue; a failure does not block it', async () => {
     order.push(`end${ctx.mesid}`);
     return h;
   };
-  const chat = [];
-  const { host, done } = setup(chat);
-  await host.open();
-  chat.push(...messages(2));
-  const p = host.render();
-  await settle();
+  const { done, p } = await rendering(2);
   await settle();
   assert.deepEqual(order, ['start0']);
   g0.resolve();
@@ -374,12 +380,7 @@ test('S82/C126/C125: a renumbered pending request aborts; a new one starts; the 
 test('C8/C116: ctx.signal read before the abort, after it, and after the request completed', async () => {
   const gates = [];
   behave.outer = (ctx) => { const d = deferred(); gates.push({ ctx, d }); return d.promise; };
-  const chat = [];
-  const { host, done } = setup(chat);
-  await host.open();
-  chat.push(...messages(2));
-  const p = host.render();
-  await settle();
+  const { host, chat, done, p } = await rendering(2);
   gates[0].d.resolve('<p>zero</p>');
   await settle();
   await settle();
