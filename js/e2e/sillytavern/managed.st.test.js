@@ -220,6 +220,31 @@ test('after the open the view follows the tail, and still does once runtimes set
   }), 'at the real bottom');
 }));
 
+// SillyTavern's bubble chat style gives every message a 5 px bottom margin
+// (and padding): a <body> class, with no event. The host keeps computed
+// margins until refreshLayout(); before the controller asked for one, the
+// view at the end stopped short of the real end by the margins it missed.
+test('switching SillyTavern\'s chat style to bubbles and back re-lays out the view: at the end it stays at the real end', async () => {
+  const atEnd = () => page.evaluate(() => {
+    const c = document.getElementById('chat');
+    return c.scrollHeight - c.clientHeight - c.scrollTop;
+  });
+  const refreshes = () => page.evaluate(() => globalThis.__tavernCoreExtension.managed.chat.stats.layoutRefreshes);
+  const before = await refreshes();
+  for (const style of ['1', '0']) {
+    const n = await refreshes();
+    await page.evaluate((v) => { globalThis.$('#chat_display').val(v).trigger('change'); }, style);
+    await page.waitForFunction((b) => globalThis.__tavernCoreExtension.managed.chat.stats.layoutRefreshes > b, n);
+    for (let i = 0; i < 10; i++) await frame();
+    assert.equal(await page.evaluate(() => document.body.classList.contains('bubblechat')), style === '1');
+    assert.ok(await atEnd() <= 2, `${style === '1' ? 'bubbles' : 'default'}: ${await atEnd()} px short of the end`);
+    const s = await snapshot();
+    assert.equal(s.followingTail, true);
+    assert.equal(s.fault, null);
+  }
+  assert.ok(await refreshes() >= before + 2, 'one refresh per switch at least');
+});
+
 test('scroll across the whole chat, jump with /chat-jump, back with "to the end": the DOM stays bounded', async () => {
   const total = await page.evaluate(() => document.getElementById('chat').scrollHeight);
   for (let y = total; y > 0; y -= 25000) {
