@@ -142,10 +142,11 @@ const TREE_WRITES = new Uint8Array(64);
 for (const op of [OP.REMOVE, OP.INSERT, OP.ROOT_ATTRS, OP.SET_ATTR, OP.REMOVE_ATTR, OP.SET_HTML, OP.SWAP]) TREE_WRITES[op] = 1;
 
 // Computed lengths by style signature (SurfaceDOM.apply), for the page,
-// from one host's creation or refreshLayout() to the next. Bounded: SillyTavern writes
-// each message's minute into a `timestamp` attribute, so nearly every root
-// of a real chat has a signature of its own, and a page that scrolls
-// through thousands of messages would otherwise keep one entry for each.
+// from one host's creation or refreshLayout() to the next. Bounded:
+// SillyTavern writes each message's minute into a `timestamp` attribute, so
+// nearly every root of a real chat has a signature of its own, and a page
+// that scrolls through thousands of messages would otherwise keep one entry
+// for each.
 const styles = new Map();
 export const STYLE_CACHE_MAX = 512;
 export const styleCacheSize = () => styles.size;
