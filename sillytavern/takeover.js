@@ -94,8 +94,15 @@ export function installSillyTavernTakeover({ st, core, enabled, settleOnAbort })
       st, type: kind, restored, turn, streaming, chatId: token.chatId,
       onClaimed() {
         claimed = true;
-        turn.live = true;
-        token.turn = ++generation;
+        // Stopped while the dispatch's listeners were still deciding: the
+        // claim comes too late. Older turns go stale as after any dispatch,
+        // and this one is never current (T61), so the driver makes no
+        // placeholder: vanilla makes no reply after such a Stop either.
+        if (controller.signal.aborted) generation++;
+        else {
+          turn.live = true;
+          token.turn = ++generation;
+        }
         onClaim();
       },
       // Liveness gates the unlock too (T61): a chat left and reopened keeps
@@ -220,6 +227,7 @@ function sillyTavernHost({ st, type, restored, turn, streaming, chatId, onClaime
   let tokens = 0; // STREAM_TOKEN_RECEIVED emitted
   let committing = false; // cleanupText ran: the commit's redraws follow (T58)
   let announced = null; // a reply not streamed: the type saveReply would announce (notStreamedType)
+  let counted = false; // afterCommit showed the slot's swipe counter
   let slot = null;
   // The slot is the message acquirePlaceholder made or took, showing the
   // swipe it showed then. Once the user has swiped it, deleted it or
@@ -439,10 +447,18 @@ function sillyTavernHost({ st, type, restored, turn, streaming, chatId, onClaime
       redrawNow(id);
     },
 
-    unlockUI: () => {
+    unlockUI: async () => {
       turn.live = false; // (before: activateSendButtons emits GENERATION_ENDED)
       if (endThinking()) redrawNow(slot); // an aborted partial's header
-      st.activateSendButtons();
+      // acquirePlaceholder hid the swipe counter; afterCommit shows it again,
+      // and an aborted reply (T59: no afterCommit) shows it here, as a
+      // stopped stream's does.
+      const s = counted || slot === null ? null : at(slot);
+      try {
+        if (s) await st.updateSwipeCounter(s.id);
+      } finally {
+        st.activateSendButtons(); // (whatever the counter did: the UI comes back)
+      }
     },
 
     cleanupText: (text, { isContinue }) => {
@@ -464,6 +480,7 @@ function sillyTavernHost({ st, type, restored, turn, streaming, chatId, onClaime
       // swipe after the events; a stream's finalize did before them.)
       if (!streaming) st.syncMesToSwipe(s.id);
       await st.updateSwipeCounter(s.id);
+      counted = true;
       turn.autoContinue = text;
       await saveTurnChat();
     },

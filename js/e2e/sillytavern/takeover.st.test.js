@@ -197,6 +197,11 @@ test('Stop keeps the partial as an aborted turn: shown, not saved, no MESSAGE_RE
   assert.match(partial, /^w0 w1 w2/);
   assert.ok(!partial.includes('w39'), 'stopped before the end');
   assert.equal(await shownText(page), partial.trim());
+  // The placeholder hid the swipe counter; a stopped stream's shows again.
+  assert.deepEqual(await page.evaluate(() => {
+    const c = document.querySelector('#chat .last_mes .swipes-counter');
+    return c && { hidden: c.hidden, text: c.textContent.replace(/\u200b/g, '').trim() }; // (formatSwipeCounter's zero-width spaces)
+  }), { hidden: false, text: '1/1' });
   const events = names(await takeEvents());
   assert.ok(!events.includes('MESSAGE_RECEIVED'), 'the finalize pipeline is skipped');
   await page.waitForTimeout(300);
@@ -666,6 +671,32 @@ test('Stop, then the plugin discards: the slot is rolled back and GENERATION_STO
   await page.waitForFunction(() => globalThis.SillyTavern.getContext().chat.at(-1).mes === 'Fail midway');
   assert.equal(names(await takeEvents()).filter((n) => n === 'GENERATION_STOPPED').length, 1);
   await seed({ failAt: -1 });
+});
+
+// Stop pressed while a dispatch listener is still deciding: SillyTavern
+// makes no reply after such a Stop, and a claim that comes after it must not
+// make one either (T61: the stopped turn is never current, so no placeholder).
+test('a claim that comes after Stop makes no reply: no placeholder, nothing saved, the UI back', async () => {
+  await hostile('slow-claim');
+  await page.evaluate(() => { globalThis.__hostilePlugin.slowMs = 1500; });
+  const asked = mock.completions.length;
+  await takeEvents();
+  await turn(page, async () => {
+    await send(page, 'Slow decision');
+    await page.waitForFunction(() => globalThis.SillyTavern.getContext().chat.at(-1)?.mes === 'Slow decision');
+    await page.waitForTimeout(300);
+    await page.click('#mes_stop');
+  });
+  await page.waitForFunction(() => globalThis.__hostilePlugin.handles.at(-1)?.isSettled?.() === true, null, { timeout: 10000 });
+  await page.waitForTimeout(500);
+  const chat = await chatState(page);
+  assert.equal(chat.at(-1).mes, 'Slow decision', 'no reply after the user message');
+  assert.equal(await shownText(page), 'Slow decision');
+  assert.equal(st.readChat().at(-1).mes, 'Slow decision');
+  assert.ok(!names(await takeEvents()).includes('MESSAGE_DELETED'), 'no placeholder made and removed');
+  assert.equal(mock.completions.length, asked, 'the model was not asked either');
+  assert.equal(await idle(page), true);
+  await hostile('off');
 });
 
 test('a plugin that throws before claiming leaves the turn to the model', async () => {
