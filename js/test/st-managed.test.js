@@ -127,12 +127,32 @@ test('a body class or a stylesheet SillyTavern changes makes the host read compu
     await tick();
     sched.flush();
     assert.equal(c.stats.layoutRefreshes, 2, 'custom CSS added and written before the frame: one refresh');
+    // What SillyTavern writes in ordinary use changes no length: the swipe
+    // buttons' class at every generation, a swipe animation's variables.
+    document.body.classList.add('hideAllSwipeButtons');
+    document.documentElement.style.setProperty('--slide-mes-x-start', '10px');
+    await tick();
+    sched.flush();
+    document.body.classList.remove('hideAllSwipeButtons');
+    document.documentElement.style.setProperty('--slide-mes-x-start', '');
+    await tick();
+    sched.flush();
+    assert.equal(c.stats.layoutRefreshes, 2, 'no refresh for what changes no length');
+    // The font scale slider writes a variable into <html>'s inline style.
+    document.documentElement.style.setProperty('--fontScale', '1.4');
+    await tick();
+    sched.flush();
+    assert.equal(c.stats.layoutRefreshes, 3, 'the font scale: one refresh');
+    document.documentElement.style.removeProperty('--fontScale');
+    await tick();
+    sched.flush();
+    assert.equal(c.stats.layoutRefreshes, 4);
     style.remove();
     document.body.classList.remove('bubblechat', 'hideChatAvatars');
     c.dispose();
     await tick();
     sched.flush();
-    assert.equal(c.stats.layoutRefreshes, 2, 'none after dispose');
+    assert.equal(c.stats.layoutRefreshes, 4, 'none after dispose');
     assert.deepEqual(faults, []);
   } finally {
     globalThis.getComputedStyle = real;

@@ -53,6 +53,11 @@ const decorator = {
 const STYLE_ID = 'tavern-core-managed-style';
 const EDITOR = '.edit_textarea, .reasoning_edit_textarea';
 const POLL_MS = 120;
+// <body> classes SillyTavern toggles that change no computed length, and
+// the variables of <html>'s inline style that do (its font scale and chat
+// width sliders; see the appearance observer).
+const INERT_CLASSES = new Set(['hideAllSwipeButtons']);
+const LENGTH_VARS = ['--fontScale', '--mainFontSize', '--sheldWidth'];
 // How long SillyTavern's own print may stand unmanaged after a clear that no
 // CHAT_CHANGED follows (clear()).
 const RESUME_MS = 1000;
@@ -118,8 +123,36 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
   // until refreshLayout() (docs/chatsurface.md, "Computed styles"), so a
   // bubble-chat switch left every measured message at its old margins: a
   // change there asks for one, at most once per frame, while an epoch is open.
+  // Not every write there is one: SillyTavern toggles hideAllSwipeButtons on
+  // <body> at every generation's start and end (refreshSwipeButtons), and
+  // writes CSS variables into <html>'s inline style for every swipe's
+  // animation; of <html>'s variables only the font scale and the chat width
+  // change lengths (an independent tester's custom CSS in em or % stopped
+  // 12–53 px short of the end after those sliders).
   let looksId = 0;
-  const looks = new MutationObserver(() => {
+  const doc = root.ownerDocument;
+  const html = doc.documentElement;
+  const lengthVars = () => LENGTH_VARS.map((v) => html.style.getPropertyValue(v)).join('\n');
+  let htmlVars = lengthVars();
+  const classes = (v) => new Set(String(v ?? '').split(/\s+/).filter(Boolean));
+  const changesLooks = (r) => {
+    if (r.target === html) {
+      const now = lengthVars();
+      if (now === htmlVars) return false;
+      htmlVars = now;
+      return true;
+    }
+    if (r.target !== doc.body || r.attributeName !== 'class') return true;
+    const was = classes(r.oldValue);
+    const is = classes(doc.body.className);
+    for (const c of is) if (!was.has(c) && !INERT_CLASSES.has(c)) return true;
+    for (const c of was) if (!is.has(c) && !INERT_CLASSES.has(c)) return true;
+    return false;
+  };
+  const looks = new MutationObserver((records) => {
+    let changed = false;
+    for (const r of records) if (changesLooks(r)) changed = true; // (each read: htmlVars stays current)
+    if (!changed) return;
     if (looksId !== 0 || state !== 'open') return;
     looksId = raf(() => {
       looksId = 0;
@@ -128,9 +161,9 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
       try { sync(); call(() => host.refreshLayout()); } catch (e) { stats.lastError = e; } // (a faulted epoch reports itself)
     });
   });
-  const doc = root.ownerDocument;
-  if (doc.body) looks.observe(doc.body, { attributes: true, attributeFilter: ['class', 'style'] });
+  if (doc.body) looks.observe(doc.body, { attributes: true, attributeFilter: ['class', 'style'], attributeOldValue: true });
   if (doc.head) looks.observe(doc.head, { childList: true, subtree: true, characterData: true, attributes: true });
+  looks.observe(html, { attributes: true, attributeFilter: ['style'] });
 
   function installStyle() {
     const doc = root.ownerDocument;

@@ -243,6 +243,29 @@ test('switching SillyTavern\'s chat style to bubbles and back re-lays out the vi
     assert.equal(s.fault, null);
   }
   assert.ok(await refreshes() >= before + 2, 'one refresh per switch at least');
+  // A custom CSS margin in em, then the font scale slider, which writes
+  // --fontScale into <html>'s inline style (and nothing else): without a
+  // refresh the view stopped 24 px short of the end.
+  const was = await page.evaluate(() => {
+    const css = document.createElement('style');
+    css.id = 'tavern-core-test-em';
+    css.textContent = '#chat .mes { margin-bottom: 1em; }';
+    document.head.append(css);
+    return document.documentElement.style.getPropertyValue('--fontScale');
+  });
+  try {
+    for (const scale of ['1.4', was || '1']) {
+      const n = await refreshes();
+      await page.evaluate((v) => { document.documentElement.style.setProperty('--fontScale', v); }, scale);
+      await page.waitForFunction((b) => globalThis.__tavernCoreExtension.managed.chat.stats.layoutRefreshes > b, n);
+      for (let i = 0; i < 10; i++) await frame();
+      assert.ok(await atEnd() <= 2, `font scale ${scale}: ${await atEnd()} px short of the end`);
+    }
+  } finally {
+    await page.evaluate(() => document.getElementById('tavern-core-test-em')?.remove());
+  }
+  for (let i = 0; i < 10; i++) await frame();
+  assert.ok(await atEnd() <= 2, `${await atEnd()} px short of the end after the CSS went`);
 });
 
 test('scroll across the whole chat, jump with /chat-jump, back with "to the end": the DOM stays bounded', async () => {
