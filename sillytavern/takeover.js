@@ -49,7 +49,11 @@ export function installSillyTavernTakeover({ st, core, enabled, settleOnAbort })
   // Stop's own GENERATION_STOPPED (stopGeneration emits it on every press)
   // is the turn's: a discard that follows does not announce it again.
   const stopAll = () => { for (const t of [...open]) t.stop(); };
-  eventSource.on(ev.GENERATION_STOPPED, () => { for (const t of open) t.stopAnnounced = true; stopAll(); });
+  eventSource.on(ev.GENERATION_STOPPED, () => {
+    if ([...open].some((t) => t.ownStop)) return; // a turn's own discard (T60), no Stop
+    for (const t of open) t.stopAnnounced = true;
+    stopAll();
+  });
   eventSource.on(ev.CHAT_CHANGED, stopAll);
   // SillyTavern unblocks its UI when a quiet run ends unless one of its own
   // streams is still running (unblockGeneration); a claimed turn is not one
@@ -76,7 +80,7 @@ export function installSillyTavernTakeover({ st, core, enabled, settleOnAbort })
     let release;
     const released = new Promise((r) => { release = r; });
     // live: claimed and not yet stopped or unlocked (the UI is this turn's).
-    const turn = { live: false, stop() { turn.live = false; controller.abort(); release(); }, autoContinue: null, stopAnnounced: false };
+    const turn = { live: false, stop() { turn.live = false; controller.abort(); release(); }, autoContinue: null, stopAnnounced: false, ownStop: false };
     const token = { turn: 0, chatId: st.getCurrentChatId() };
     let claimed = false;
     let onClaim;
@@ -285,8 +289,15 @@ function sillyTavernHost({ st, type, restored, turn, streaming, chatId, onClaime
   return {
     eventTypes: ev,
     emit(name, ...args) {
-      // T60's generation_stopped after Stop: SillyTavern announced it already.
-      if (name === ev.GENERATION_STOPPED && turn.stopAnnounced) return undefined;
+      if (name === ev.GENERATION_STOPPED) {
+        // T60's generation_stopped after Stop: SillyTavern announced it already.
+        if (turn.stopAnnounced) return undefined;
+        // A discard with no Stop: SillyTavern's listeners hear it (T60), but
+        // it is no Stop of this turn's, whose signal stays as it was (a
+        // plugin answering its abort would act on a Stop never pressed).
+        turn.ownStop = true;
+        return Promise.resolve(eventSource.emit(name, ...args)).finally(() => { turn.ownStop = false; });
+      }
       const reply = name === ev.MESSAGE_RECEIVED || name === ev.CHARACTER_MESSAGE_RENDERED;
       // The events that name the reply name it where it is, if it is still
       // the turn's.

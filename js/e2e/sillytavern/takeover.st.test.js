@@ -664,7 +664,14 @@ test('Stop, then the plugin discards: the slot is rolled back and GENERATION_STO
   const stopped = names(await takeEvents()).filter((n) => n === 'GENERATION_STOPPED');
   assert.equal(stopped.length, 1, 'one stop, one announcement');
   assert.equal(await shownText(page), 'Hostile discard', 'the placeholder is gone');
-  // A discard with no Stop (the plugin gives up by itself) still announces it (T60).
+  // A discard with no Stop (the plugin gives up by itself) still announces it
+  // (T60), and is no Stop of the turn's: the plugin's signal does not abort.
+  await hostile('discard-now');
+  await turn(page, () => send(page, 'Give up'));
+  await page.waitForFunction(() => globalThis.__hostilePlugin.signalAfterDiscard !== undefined);
+  assert.equal(await page.evaluate(() => globalThis.__hostilePlugin.signalAfterDiscard), false, 'no Stop was pressed');
+  assert.equal((await chatState(page)).at(-1).mes, 'Give up');
+  assert.equal(names(await takeEvents()).filter((n) => n === 'GENERATION_STOPPED').length, 1);
   await hostile('off');
   await seed({ claim: true, chunks: ['a', 'b'], delayMs: 20, failAt: 1 });
   await turn(page, () => send(page, 'Fail midway'));

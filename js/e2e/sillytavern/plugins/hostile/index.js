@@ -6,6 +6,8 @@
 //   'throw-before' — throws before claiming
 //   'discard-on-stop' — claims, and discards its handle when the signal aborts
 //                   (a plugin with nothing worth keeping from a stopped run)
+//   'discard-now'  — claims, then gives up by itself (discards, no Stop); records
+//                   whether its signal aborted after that (control.signalAfterDiscard)
 //   'slow-claim'   — decides for control.slowMs, then claims (even when Stop
 //                   came meanwhile), writes, and aborts its handle on the signal
 // It loads before the seed example, so when it claims it wins (T50).
@@ -38,6 +40,13 @@ function claim(eventData, mode) {
   handle.setText('partial from a plugin that never finishes');
   if (mode === 'throw') throw new Error('hostile plugin: throws after claiming');
   if (mode === 'discard-on-stop') eventData.abortSignal.addEventListener('abort', () => { void handle.discard(); }, { once: true });
+  if (mode === 'discard-now') {
+    control.signalAfterDiscard = undefined;
+    setTimeout(async () => {
+      await handle.discard();
+      setTimeout(() => { control.signalAfterDiscard = eventData.abortSignal.aborted; }, 200);
+    }, 100);
+  }
   if (mode === 'slow-claim') {
     const stop = () => { void handle.abort(); };
     if (eventData.abortSignal.aborted) stop();
