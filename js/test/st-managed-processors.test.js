@@ -32,6 +32,17 @@ api.registerContentProcessor({
   },
 });
 
+// A processor whose backend fails while a test says so.
+let failing = false;
+api.registerContentProcessor({
+  id: 'test/flaky',
+  async prepare(ctx, renderBase) {
+    const base = await renderBase();
+    if (failing) throw new Error('backend down');
+    return base;
+  },
+});
+
 async function settle(sched) {
   for (let i = 0; i < 5; i++) { await tick(); sched.flush(); }
 }
@@ -112,4 +123,50 @@ test('a message hidden while its processor runs is prepared again, no fault (C11
   await settle(sched);
   assert.equal(T.find(296).querySelector('.mes_text > .processed'), shown);
   assert.equal(c.host.getFault(), null);
+});
+
+// A message that is not mounted has nothing in the DOM, so hiding it while
+// its request runs cannot be seen: the request fails C119's check and faults
+// the epoch (C127). The controller reopens the view once at the same place;
+// a processor failing again at once leaves the epoch faulted.
+test('a processor failure reopens the view once at the same place; failing again at once, it stays faulted (C127, C107)', async (t) => {
+  const T = makeST({ count: 300 });
+  const sched = frames();
+  const faults = [];
+  const c = createManagedChat({ st: T.st, root: T.root, api, createHost: createChatSurfaceHost, scheduler: sched,
+    onFault: (e, o) => faults.push([e.message, o?.recovering]) });
+  t.after(() => { failing = false; gate?.resolve(); gate = null; c.dispose(); T.root.remove(); });
+  T.printMessages(1);
+  await c.chatChanged('chat-recover');
+  await settle(sched);
+  let release;
+  gate = { promise: new Promise((r) => { release = r; }), resolve: () => release() };
+  T.chat[297].mes = 'said again';
+  T.updateMessageBlock(297);
+  await settle(sched);
+  assert.equal(T.find(297).querySelector('.mes_text').getAttribute('aria-busy'), 'true', 'its request is running');
+  c.jumpToMessage(100);
+  await settle(sched);
+  assert.equal(T.find(297), null, 'scrolled out while its request runs');
+  T.chat[297].is_system = true; // /hide 297: no root, no attribute to see
+  gate.resolve();
+  gate = null;
+  await settle(sched);
+  assert.equal(faults.length, 1);
+  assert.match(faults[0][0], /^ChatSurface content processor \S+ failed for message 297$/);
+  assert.equal(faults[0][1], true, 'reported as recovering');
+  assert.equal(c.stats.recoveries, 1);
+  assert.equal(c.state, 'open');
+  assert.equal(c.host.getFault(), null);
+  assert.ok(c.host.snapshot().mounted.includes(100), `reopened where the view was: ${c.host.snapshot().mounted}`);
+  for (const el of T.mesEls()) assert.notEqual(el.querySelector('.mes_text').getAttribute('aria-busy'), 'true', `message ${el.getAttribute('mesid')} prepared`);
+  // A backend that keeps failing: one recovery, then the epoch stays faulted.
+  failing = true;
+  T.chat[299].mes = 'again';
+  T.updateMessageBlock(299);
+  await settle(sched);
+  await settle(sched);
+  assert.equal(c.stats.recoveries, 1, 'not twice within RECOVER_MS');
+  assert.equal(c.state, 'faulted');
+  assert.equal(faults.at(-1)[1], false);
 });

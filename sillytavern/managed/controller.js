@@ -57,6 +57,9 @@ const POLL_MS = 120;
 // the variables of <html>'s inline style that do (its font scale and chat
 // width sliders; see the appearance observer).
 const INERT_CLASSES = new Set(['hideAllSwipeButtons']);
+// A fault is recovered from at most once in this long (faulted()).
+const RECOVER_MS = 5000;
+const isProcessorFailure = (e) => String(e?.message).startsWith('ChatSurface content processor ');
 const LENGTH_VARS = ['--fontScale', '--mainFontSize', '--sheldWidth'];
 // How long SillyTavern's own print may stand unmanaged after a clear that no
 // CHAT_CHANGED follows (clear()).
@@ -93,7 +96,7 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
   let resumeArmed = false; // a clear that CHAT_CHANGED has not followed yet (clear())
   let resumeId = 0;
   const stats = { absorbed: 0, undone: 0, adopted: 0, rendered: 0, contentUpdates: 0, transients: 0, finishes: 0,
-    resyncs: 0, clears: 0, resumes: 0, opens: 0, maxMes: 0, lastError: null, layoutRefreshes: 0,
+    resyncs: 0, clears: 0, resumes: 0, opens: 0, maxMes: 0, lastError: null, layoutRefreshes: 0, recoveries: 0,
     // Where time goes (performance.now): SillyTavern's renderer, the fix-ups
     // after host writes, and host frames in total.
     renderMs: 0, frameMs: 0, fixupMs: 0, frames: 0 };
@@ -613,10 +616,31 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
 
   // The bounded view stopped (C106); a controller that stopped for the page
   // stays stopped.
+  // A content processor's failure faults the epoch (C127): the view stops,
+  // messages still pending stay blank, until the next chat switch. The
+  // failure may be SillyTavern's own doing (its /hide changes a message that
+  // is not mounted and tells no one, so a request still running for it fails
+  // C119's check) or a processor's passing trouble (a network error): the
+  // view reopens once at the same place. A processor failing again within
+  // RECOVER_MS leaves the epoch faulted, as any other fault does.
+  let recoveredAt = -Infinity;
   function faulted(e) {
     if (state !== 'stopped') state = 'faulted';
     stats.lastError = e;
-    onFault?.(e);
+    const recover = state === 'faulted' && isProcessorFailure(e) && now() - recoveredAt > RECOVER_MS;
+    onFault?.(e, { recovering: recover });
+    if (!recover) return;
+    recoveredAt = now();
+    later(() => {
+      if (state !== 'faulted') return;
+      stats.recoveries++;
+      syncing = true;
+      try {
+        resync(e)?.catch(() => {}); // (a failure of the new epoch reaches onFault)
+      } finally {
+        syncing = false;
+      }
+    }, 0);
   }
 
   function reset() {
@@ -643,9 +667,10 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
     const anchor = mirror.mesids.length ? mirror.mesids[Math.floor(mirror.mesids.length / 2)] : null;
     try {
       reset();
-      openEpoch(anchor);
+      return openEpoch(anchor);
     } catch (e) {
       faulted(e);
+      return undefined;
     }
   }
 

@@ -20,9 +20,10 @@ import { extensionNames, extension_settings, getExtensionManifest } from '../../
 export function startManagedMode({ api, createHost, startExtensions, runtimeLimit }) {
   const pins = pinSettings(power_user);
   const root = document.getElementById('chat');
-  const report = (e) => {
+  const report = (e, { recovering = false } = {}) => {
     console.error('[tavern-core] managed #chat:', e);
-    globalThis.toastr?.error(String(e?.message ?? e), 'tavern-core: the bounded chat stopped', { timeOut: 10000 });
+    if (recovering) globalThis.toastr?.warning(String(e?.message ?? e), 'tavern-core: the bounded chat reopened after a content processor failed', { timeOut: 10000 });
+    else globalThis.toastr?.error(String(e?.message ?? e), 'tavern-core: the bounded chat stopped', { timeOut: 10000 });
   };
   const chat = createManagedChat({
     st: { ...st, autoScroll: () => pins.saved.auto_scroll_chat_to_bottom === true },
