@@ -88,18 +88,15 @@ test('processors run for mounted messages, after SillyTavern re-renders one, and
   assert.equal(c.host.snapshot().pendingPreparations.length, 0);
 });
 
-// SillyTavern's hide (/hide, the eye button) sets chat[i].is_system and the
-// root's is_system attribute and tells no one; is_system is in the version
-// (C121). A request still running for the message then failed C119's check
-// when it settled and faulted the epoch: every message on screen stayed
-// blank. The controller supersedes it (updateContent, C119).
-test('a message hidden while its processor runs is prepared again, no fault (C119, C121)', async (t) => {
+// An opened 300-message chat whose message 297 was just re-rendered by
+// SillyTavern, its processor request held at the gate.
+async function heldAt297(t, chatId, onFault) {
   const T = makeST({ count: 300 });
   const sched = frames();
-  const c = createManagedChat({ st: T.st, root: T.root, api, createHost: createChatSurfaceHost, scheduler: sched });
-  t.after(() => { gate?.resolve(); gate = null; c.dispose(); T.root.remove(); });
+  const c = createManagedChat({ st: T.st, root: T.root, api, createHost: createChatSurfaceHost, scheduler: sched, onFault });
+  t.after(() => { failing = false; gate?.resolve(); gate = null; c.dispose(); T.root.remove(); });
   T.printMessages(1);
-  await c.chatChanged('chat-hide');
+  await c.chatChanged(chatId);
   await settle(sched);
   let release;
   gate = { promise: new Promise((r) => { release = r; }), resolve: () => release() };
@@ -107,6 +104,16 @@ test('a message hidden while its processor runs is prepared again, no fault (C11
   T.updateMessageBlock(297);
   await settle(sched);
   assert.equal(T.find(297).querySelector('.mes_text').getAttribute('aria-busy'), 'true', 'its request is running');
+  return { T, sched, c };
+}
+
+// SillyTavern's hide (/hide, the eye button) sets chat[i].is_system and the
+// root's is_system attribute and tells no one; is_system is in the version
+// (C121). A request still running for the message then failed C119's check
+// when it settled and faulted the epoch: every message on screen stayed
+// blank. The controller supersedes it (updateContent, C119).
+test('a message hidden while its processor runs is prepared again, no fault (C119, C121)', async (t) => {
+  const { T, sched, c } = await heldAt297(t, 'chat-hide');
   T.chat[297].is_system = true;
   T.find(297).setAttribute('is_system', 'true');
   await settle(sched);
@@ -130,21 +137,8 @@ test('a message hidden while its processor runs is prepared again, no fault (C11
 // the epoch (C127). The controller reopens the view once at the same place;
 // a processor failing again at once leaves the epoch faulted.
 test('a processor failure reopens the view once at the same place; failing again at once, it stays faulted (C127, C107)', async (t) => {
-  const T = makeST({ count: 300 });
-  const sched = frames();
   const faults = [];
-  const c = createManagedChat({ st: T.st, root: T.root, api, createHost: createChatSurfaceHost, scheduler: sched,
-    onFault: (e, o) => faults.push([e.message, o?.recovering]) });
-  t.after(() => { failing = false; gate?.resolve(); gate = null; c.dispose(); T.root.remove(); });
-  T.printMessages(1);
-  await c.chatChanged('chat-recover');
-  await settle(sched);
-  let release;
-  gate = { promise: new Promise((r) => { release = r; }), resolve: () => release() };
-  T.chat[297].mes = 'said again';
-  T.updateMessageBlock(297);
-  await settle(sched);
-  assert.equal(T.find(297).querySelector('.mes_text').getAttribute('aria-busy'), 'true', 'its request is running');
+  const { T, sched, c } = await heldAt297(t, 'chat-recover', (e, o) => faults.push([e.message, o?.recovering]));
   c.jumpToMessage(100);
   await settle(sched);
   assert.equal(T.find(297), null, 'scrolled out while its request runs');
