@@ -57,10 +57,10 @@ const POLL_MS = 120;
 // the variables of <html>'s inline style that do (its font scale and chat
 // width sliders; see the appearance observer).
 const INERT_CLASSES = new Set(['hideAllSwipeButtons']);
+const LENGTH_VARS = ['--fontScale', '--mainFontSize', '--sheldWidth'];
 // A fault is recovered from at most once in this long (faulted()).
 const RECOVER_MS = 5000;
 const isProcessorFailure = (e) => String(e?.message).startsWith('ChatSurface content processor ');
-const LENGTH_VARS = ['--fontScale', '--mainFontSize', '--sheldWidth'];
 // How long SillyTavern's own print may stand unmanaged after a clear that no
 // CHAT_CHANGED follows (clear()).
 const RESUME_MS = 1000;
@@ -118,6 +118,7 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
     api.registerParticipant(decorator.participant);
   }
 
+  const doc = root.ownerDocument;
   installStyle();
 
   // SillyTavern's appearance settings (chat style, avatars, timestamps, a
@@ -133,7 +134,6 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
   // change lengths (an independent tester's custom CSS in em or % stopped
   // 12–53 px short of the end after those sliders).
   let looksId = 0;
-  const doc = root.ownerDocument;
   const html = doc.documentElement;
   const lengthVars = () => LENGTH_VARS.map((v) => html.style.getPropertyValue(v)).join('\n');
   let htmlVars = lengthVars();
@@ -161,7 +161,7 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
       looksId = 0;
       if (state !== 'open' || host === null) return;
       stats.layoutRefreshes++;
-      try { sync(); call(() => host.refreshLayout()); } catch (e) { stats.lastError = e; } // (a faulted epoch reports itself)
+      try { refreshLayout(); } catch (e) { stats.lastError = e; } // (a faulted epoch reports itself)
     });
   });
   if (doc.body) looks.observe(doc.body, { attributes: true, attributeFilter: ['class', 'style'], attributeOldValue: true });
@@ -169,7 +169,6 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
   looks.observe(html, { attributes: true, attributeFilter: ['style'] });
 
   function installStyle() {
-    const doc = root.ownerDocument;
     if (doc.getElementById(STYLE_ID)) return;
     const style = doc.createElement('style');
     style.id = STYLE_ID;
@@ -616,6 +615,7 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
 
   // The bounded view stopped (C106); a controller that stopped for the page
   // stays stopped.
+  //
   // A content processor's failure faults the epoch (C127): the view stops,
   // messages still pending stay blank, until the next chat switch. The
   // failure may be SillyTavern's own doing (its /hide changes a message that
@@ -699,6 +699,8 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
     return p;
   }
 
+  function refreshLayout() { sync(); call(() => ensureHost().refreshLayout()); }
+
   function sync() {
     if (syncing) return;
     const recs = mo.takeRecords();
@@ -725,7 +727,7 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
     sync,
     jumpToMessage(mesid) { sync(); return call(() => ensureHost().jumpToMessage(mesid)); },
     scrollToEnd() { sync(); call(() => ensureHost().scrollToEnd()); },
-    refreshLayout() { sync(); call(() => ensureHost().refreshLayout()); },
+    refreshLayout,
     get host() { return host; },
     get state() { return state; },
     stats,
