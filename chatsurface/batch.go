@@ -2,6 +2,7 @@ package chatsurface
 
 import (
 	"math"
+	"slices"
 
 	"tavern-core/jsvalue"
 )
@@ -129,6 +130,12 @@ type Batch struct {
 	// sent and sentReads count the commands and reads of batches in
 	// flight (Doc.Sync): a Sync nested in one sends only what follows.
 	sent, sentReads int
+	// kids holds the children of the reads decoded since the last
+	// outermost batch that decoded any: a frame reads the root's children
+	// twice (the commit's placement, C79's check), and one array reused
+	// spares the allocation and the collector's work. A []Child read is
+	// therefore valid until the next batch that reads children.
+	kids []Child
 }
 
 type readKind uint8
@@ -223,7 +230,10 @@ func (b *Batch) Cmd() []uint16 { return b.cmd }
 // decode reads the results of the reads queued from index from on (0 but
 // in a nested Sync, whose results go after the batch in flight's).
 func (b *Batch) decode(out []uint16, from int) {
-	d := decoder{u: out}
+	d := decoder{u: out, kids: &b.kids}
+	if from == 0 {
+		b.kids = b.kids[:0]
+	}
 	if len(b.res) > from {
 		b.res = b.res[:from]
 	}
@@ -269,8 +279,9 @@ func (b *Batch) decode(out []uint16, from int) {
 // decoder reads results. A short stream reads as zeros: the adapter is
 // trusted to write what was asked, and a short answer must not panic.
 type decoder struct {
-	u   []uint16
-	pos int
+	u    []uint16
+	pos  int
+	kids *[]Child // where children() puts what it reads (Batch.kids)
 }
 
 func (d *decoder) unit() uint16 {
@@ -294,9 +305,14 @@ func (d *decoder) children() []Child {
 	// bounds the count before it sizes anything.
 	n := int(d.u32())
 	n = min(n, (len(d.u)-d.pos)/3)
-	out := make([]Child, n)
+	a := *d.kids
+	at := len(a)
+	a = slices.Grow(a, n)[:at+n]
+	*d.kids = a
+	out := a[at : at+n : at+n]
 	for i := range out {
 		c := &out[i]
+		*c = Child{}
 		c.Node, c.Flags = d.node(), d.unit()
 		if c.Flags&NodeMes != 0 {
 			if c.Has = d.unit() != 0; c.Has {

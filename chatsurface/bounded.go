@@ -257,7 +257,11 @@ func (b *bounded) measureMounted() {
 		} else {
 			s = l
 		}
-		b.sizes[r.msg] = s
+		// Most roots of a frame were mounted and measured before: a lookup
+		// spares the map's write.
+		if old, ok := b.sizes[r.msg]; !ok || old != s {
+			b.sizes[r.msg] = s
+		}
 	}
 	if changed {
 		b.scheduleGeometry()

@@ -300,11 +300,20 @@ func (l *Layout) Demand(w Window, s float64) []int {
 	for i := lo; i <= hi; i++ {
 		out = append(out, i)
 	}
-	dist := func(i int) float64 { return math.Abs(l.Start(i) + l.size[i]/2 - mid) }
-	// insertion sort: at most 32 items, stable on ascending mesid
+	// Each distance once (Start walks the Fenwick tree), then an insertion
+	// sort of the pairs: at most 32 items, stable on ascending mesid.
+	var small [32]float64
+	dist := small[:0]
+	if len(out) > len(small) {
+		dist = make([]float64, 0, len(out))
+	}
+	for _, i := range out {
+		dist = append(dist, math.Abs(l.Start(i)+l.size[i]/2-mid))
+	}
 	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && dist(out[j]) < dist(out[j-1]); j-- {
+		for j := i; j > 0 && dist[j] < dist[j-1]; j-- {
 			out[j], out[j-1] = out[j-1], out[j]
+			dist[j], dist[j-1] = dist[j-1], dist[j]
 		}
 	}
 	for i := w.First; i <= w.Last; i++ {
