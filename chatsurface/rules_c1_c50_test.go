@@ -15,8 +15,10 @@ import (
 // C1: the core (this package and every module package it reaches) must not
 // import syscall/js or the dom/v2 bindings, even in files built only for
 // js/wasm: the walk uses the wasm build context, so a build-constrained
-// import in the core is found too.
-func TestC1_CoreImportsNoSyscallJS(t *testing.T) {
+// import in the core is found too. It is also C99's check: the windowing
+// (C80–C91, window.go and bounded.go) is Go in this package, with no DOM
+// dependency, and no JavaScript virtualizer is involved.
+func TestC1_C99_CoreImportsNoSyscallJS(t *testing.T) {
 	for _, goos := range [][2]string{{"js", "wasm"}, {build.Default.GOOS, build.Default.GOARCH}} {
 		ctx := build.Default
 		ctx.GOOS, ctx.GOARCH = goos[0], goos[1]

@@ -6,6 +6,7 @@ package chatsurface
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"tavern-core/apierr"
@@ -764,4 +765,159 @@ func TestC79_UndoneChangeNotReported(t *testing.T) {
 	if err := h.render(); err != nil || h.host.Fault() != nil {
 		t.Fatal("an undone change is no change:", err)
 	}
+}
+
+// C78: `.style-pins` may sit anywhere; the other children are the top
+// spacer, V's roots ascending, the middle spacer and the tail root, in that
+// order, at every commit, wherever page code put the pins element.
+func TestC78_ChildOrderWithStylePinsAnywhere(t *testing.T) {
+	h := managedHarness(t, 1000)
+	pins := h.dom.html(`<div class="style-pins"></div>`)[0]
+	h.dom.appendChild(h.dom.root, pins)
+	h.create()
+	h.open()
+	order := func(step string) {
+		t.Helper()
+		var rest []string
+		sawPins := false
+		for _, c := range h.children() {
+			if c == "div" {
+				sawPins = true
+				continue
+			}
+			rest = append(rest, c)
+		}
+		if !sawPins {
+			t.Fatalf("%s: the .style-pins element was removed: %v", step, h.children())
+		}
+		s := h.host.Snapshot()
+		var want []string
+		if len(s.Viewport) > 0 && s.Viewport[0] > 0 {
+			want = append(want, "top")
+		}
+		for _, m := range s.Viewport {
+			want = append(want, strconv.Itoa(m))
+		}
+		if n := len(s.Viewport); n > 0 && s.Viewport[n-1] < 998 {
+			want = append(want, "middle")
+		}
+		if n := len(s.Viewport); n == 0 || s.Viewport[n-1] < 999 {
+			want = append(want, "999")
+		}
+		if len(rest) != len(want) {
+			t.Fatalf("%s: children %v, want the order %v", step, h.children(), want)
+		}
+		for i := range want {
+			if !strings.HasPrefix(rest[i], want[i]) {
+				t.Fatalf("%s: children %v, want the order %v", step, h.children(), want)
+			}
+		}
+	}
+	order("open")
+	h.jump(500)
+	order("jump")
+	// Page code moves the pins element between two roots; the next commits
+	// leave it there and keep the rest in order.
+	kids := h.dom.Children(h.dom.root.id)
+	h.dom.InsertBefore(h.dom.root.id, pins.id, kids[len(kids)/2])
+	h.scrollTo(h.dom.ScrollTop(0) - 1500)
+	order("scroll")
+	h.jump(20)
+	order("jump near the top")
+	if h.host.Fault() != nil {
+		t.Fatal(h.host.Fault())
+	}
+}
+
+// C83: the first commit of open() is tail-only (V empty, T alone; see
+// TestC92_OpenBootstrapsTailFirst); jumpToMessage's forced commit mounts the
+// window of min(count, 32) messages centred on t before the normal commit
+// narrows it to what the viewport needs.
+func TestC83_ForcedModeMountsTheCentredWindow(t *testing.T) {
+	h := managedHarness(t, 1000)
+	var mountedInJump []int
+	jumping := false
+	h.participant("p", hooks{mount: func(c call) (Return, *JSValue) {
+		if jumping {
+			mountedInJump = append(mountedInJump, c.mesid)
+		}
+		return Return{}, nil
+	}})
+	h.create()
+	h.open()
+	for _, tc := range []struct{ t, first, last int }{{500, 484, 515}, {3, 0, 31}, {990, 968, 999}} {
+		mountedInJump = nil
+		was := map[int]bool{}
+		for _, m := range h.mounted() {
+			was[m] = true
+		}
+		jumping = true
+		h.jump(tc.t)
+		jumping = false
+		got := map[int]bool{}
+		for _, m := range mountedInJump {
+			got[m] = true
+		}
+		for m := tc.first; m <= tc.last; m++ {
+			if !got[m] && !was[m] {
+				t.Fatalf("jump(%d): message %d of the forced window [%d, %d] was never mounted (mounted: %v)", tc.t, m, tc.first, tc.last, mountedInJump)
+			}
+		}
+		for m := range got {
+			if (m < tc.first || m > tc.last) && m != 999 && !slices.Contains(h.host.Snapshot().Viewport, m) {
+				t.Fatalf("jump(%d): mounted %d, outside the forced window and the final viewport", tc.t, m)
+			}
+		}
+	}
+}
+
+// C98: the bounded state is one of the seven, each seen where the rules put
+// it: inactive before open, bootstrapping inside it, settled after,
+// gesture-scrolling while a gesture lasts, jumping inside a jump, faulted
+// after a fault, disposed after dispose.
+func TestC98_BoundedStates(t *testing.T) {
+	h := managedHarness(t, 200)
+	var inHooks []State
+	h.participant("p", hooks{mount: func(c call) (Return, *JSValue) {
+		inHooks = append(inHooks, h.host.Snapshot().State)
+		return Return{}, nil
+	}})
+	h.create()
+	want := func(s State) {
+		t.Helper()
+		if got := h.host.Snapshot().State; got != s {
+			t.Fatalf("state %q, want %q", got, s)
+		}
+	}
+	want(StateInactive)
+	h.open()
+	if !slices.Contains(inHooks, StateBootstrapping) {
+		t.Fatalf("no hook during open() saw bootstrapping: %v", inHooks)
+	}
+	want(StateSettled)
+	h.dom.SetScrollTop(0, h.dom.ScrollTop(0)-3000)
+	h.host.OnScroll()
+	want(StateGestureScrolling)
+	h.sch.frame()
+	want(StateGestureScrolling)
+	h.sch.fireTimers()
+	h.sch.flush()
+	want(StateSettled)
+	inHooks = nil
+	h.jump(20)
+	if !slices.Contains(inHooks, StateJumping) {
+		t.Fatalf("no hook during jumpToMessage saw jumping: %v", inHooks)
+	}
+	want(StateSettled)
+	h.dom.Remove(h.host.MessageElement(199))
+	h.host.OnMutation()
+	want(StateFaulted)
+	if err := h.host.ResetEpoch(); err != nil {
+		t.Fatal(err)
+	}
+	want(StateInactive)
+	if err := h.host.Dispose(); err != nil {
+		t.Fatal(err)
+	}
+	want(StateDisposed)
 }

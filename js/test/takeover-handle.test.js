@@ -561,3 +561,40 @@ test('T65: thousands of handles created and settled one after another keep worki
   }
   assert.equal(listUnsettledHandles().filter((r) => r.owner === 'churn').length, 0);
 });
+
+test('T9: the kernel raises its six codes, each where the rules put it, and no other', async () => {
+  const KERNEL = new Set(['invalid_generation_type', 'invalid_argument', 'editor_committed', 'editor_aborted', 'editor_discarded', 'invalid_op_for_continue']);
+  const seen = new Set();
+  const code = (e) => {
+    assert.ok(e instanceof TakeoverError, `a TakeoverError, not ${e}`);
+    assert.ok(KERNEL.has(e.code), `a kernel code, not ${e.code}`);
+    seen.add(e.code);
+    return e.code;
+  };
+  assert.equal(code(thrown(() => createMessageEditorHandle({ generationType: 'quiet' }))), 'invalid_generation_type');
+  assert.equal(code(thrown(() => H({ originalText: 5 }))), 'invalid_argument');
+  assert.equal(code(thrown(() => H().setText(5))), 'invalid_argument');
+  const c = H({ generationType: 'continue', originalText: 'Hello' });
+  assert.equal(code(thrown(() => c.setText('Bye'))), 'invalid_op_for_continue');
+  for (const [first, want] of [['commit', 'editor_committed'], ['abort', 'editor_aborted'], ['discard', 'editor_discarded']]) {
+    const h = H();
+    await h[first]();
+    assert.equal(code(thrown(() => h.setText('late'))), want);
+  }
+  assert.deepEqual([...seen].sort(), [...KERNEL].sort());
+  // Hostile arguments across the handle's entry points: every refusal
+  // carries one of the six.
+  const bad = [undefined, null, 5, -0, NaN, 2n, Symbol('s'), {}, [], () => {}, new Proxy({}, {}), Object.create(null)];
+  for (const v of bad) {
+    for (const f of [
+      () => createMessageEditorHandle(v),
+      () => createMessageEditorHandle({ generationType: v }),
+      () => H({ originalText: v }), () => H({ originalReasoning: v }), () => H({ flushIntervalMs: v }),
+      () => H({ signal: v }), () => H({ settleOnAbort: v }),
+      () => H().setText(v), () => H().setReasoning(v), () => H().appendReasoning(v),
+      () => H().setOnUpdate(v),
+    ]) {
+      try { f(); } catch (e) { code(e); }
+    }
+  }
+});
