@@ -53,6 +53,13 @@ type bounded struct {
 	refresh     bool // a measurement refresh is due (C97)
 	refreshRuns int  // measurement refreshes run this epoch (tests check C97's "exactly one")
 	gesture     bool // a gesture lasts (settle timer running)
+	// shrunk: while following, a mounted root's content was replaced by
+	// content that may be shorter (made pending, C124, or updated) since
+	// the last geometry frame. Page code that reads layout before the new
+	// content lands (a runtime's disposer measuring its frame) makes the
+	// browser clamp the offset; by the notification the content may have
+	// grown back, so the clamp looks like a move up (gestureNotice).
+	shrunk bool
 	marked      bool
 	anchorStyle string
 
@@ -266,6 +273,17 @@ func (b *bounded) measureMounted() {
 	if changed {
 		b.scheduleGeometry()
 	}
+}
+
+// contentReplaced is told that a mounted root's content was replaced by
+// content that may be shorter (shrunk); a geometry frame follows, which
+// measures it and, while following, keeps the view at the end (C86).
+func (b *bounded) contentReplaced() {
+	if !b.following || b.env.surfaceState() != StateSettled {
+		return
+	}
+	b.shrunk = true
+	b.scheduleGeometry()
 }
 
 // queueDirty queues the boxes of roots whose size change was notified;
@@ -585,6 +603,9 @@ func (b *bounded) open() error {
 // geometryFrame runs a scheduled geometry commit (C89, C90, C96, C97).
 func (b *bounded) geometryFrame() error {
 	b.geomScheduled = false
+	// A clamp's notification is dispatched before the frame's callbacks:
+	// by now any was seen (gestureNotice), and a later move up is the user's.
+	b.shrunk = false
 	if !b.scrollStateLive() {
 		return nil
 	}
@@ -683,7 +704,7 @@ func (b *bounded) gestureNotice(read []float64) {
 	// unless the projection is held (C96): nothing is measured until the
 	// hold ends (an editor open on the last message, growing with its
 	// text), and every scroll of the user's would be lost until then.
-	if b.following && b.env.surfaceState() == StateSettled && (atLiveEnd(v, 1.5) || s > b.lastS || !b.held && b.resizing()) {
+	if b.following && b.env.surfaceState() == StateSettled && (atLiveEnd(v, 1.5) || s > b.lastS || b.shrunk || !b.held && b.resizing()) {
 		b.lastS = s
 		b.scheduleGeometry()
 		return

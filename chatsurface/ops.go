@@ -282,6 +282,9 @@ func (h *Host) swapContent(r *residency, s staged) error {
 	s.commitTo(d, r.content)
 	r.lease, r.claims, r.cands, r.prepared = lease, claims, nil, prepared
 	r.pending = !prepared && !h.transient[r.msg]
+	if h.managed && h.b.marked && !h.transient[r.msg] {
+		h.b.contentReplaced() // (streamed text only grows: not told)
+	}
 	if prepared {
 		for _, p := range h.reg.list {
 			if p.DidCommit != 0 {

@@ -921,3 +921,76 @@ func TestC98_BoundedStates(t *testing.T) {
 	}
 	want(StateDisposed)
 }
+
+// C86/C88 as changed (docs/chatsurface.md, "A clamp after a content
+// change"): while following, a mounted root's content replaced by content
+// that may be shorter (an update, a refresh making it pending) lets page code
+// that reads layout make the browser clamp the offset; the content may have
+// grown back by the notification, which then looks like a move up. Until the
+// next geometry frame such a move is the clamp: following stays on and the
+// view returns to the end. After that frame, or after streamed (transient)
+// text, the same move is the user's.
+func TestC88_ClampAfterContentReplacementIsNotAGesture(t *testing.T) {
+	setup := func() (*harness, float64) {
+		h := managedHarness(t, 200)
+		h.create()
+		h.open()
+		h.sch.flush()
+		if !h.host.Snapshot().FollowingTail {
+			t.Fatal("following after open")
+		}
+		return h, h.dom.ScrollTop(0)
+	}
+	moveUp := func(h *harness, by float64) {
+		h.dom.SetScrollTop(0, h.dom.ScrollTop(0)-by) // the browser's clamp, or the user
+		h.host.OnScroll()
+	}
+	settle := func(h *harness) {
+		h.sch.flush()
+		h.sch.fireTimers()
+		h.sch.flush()
+	}
+
+	// An update of the last message, a clamp, the notification.
+	h, end := setup()
+	if _, err := h.host.UpdateContent(Num(199), false); err != nil {
+		t.Fatal(err)
+	}
+	moveUp(h, 468)
+	if s := h.host.Snapshot(); s.State != StateSettled || !s.FollowingTail {
+		t.Fatalf("a clamp after an update was taken for a gesture: %s, following %v", s.State, s.FollowingTail)
+	}
+	settle(h)
+	if s := h.host.Snapshot(); !s.FollowingTail || h.dom.ScrollTop(0) != end {
+		t.Fatalf("following %v, offset %v, want the end %v", s.FollowingTail, h.dom.ScrollTop(0), end)
+	}
+
+	// The same move once the geometry frame has run is the user's.
+	if _, err := h.host.UpdateContent(Num(199), false); err != nil {
+		t.Fatal(err)
+	}
+	h.sch.flush()
+	moveUp(h, 468)
+	if s := h.host.Snapshot(); s.State != StateGestureScrolling {
+		t.Fatalf("a move up after the frame is a gesture, state %s", s.State)
+	}
+	settle(h)
+	if h.host.Snapshot().FollowingTail {
+		t.Fatal("the user left the tail")
+	}
+
+	// Streamed text only grows: a move up right after a transient update is
+	// the user leaving the tail.
+	h, _ = setup()
+	if _, err := h.host.UpdateContent(Num(199), true); err != nil {
+		t.Fatal(err)
+	}
+	moveUp(h, 468)
+	if s := h.host.Snapshot(); s.State != StateGestureScrolling {
+		t.Fatalf("a move up while streaming is a gesture, state %s", s.State)
+	}
+	settle(h)
+	if h.host.Snapshot().FollowingTail {
+		t.Fatal("the user left the tail while streaming")
+	}
+}

@@ -159,3 +159,37 @@ test('chat surface processors: slow chain, scroll, edit, refresh, switch; no sta
   await screenshot(page, 'chat-surface-processors');
   assert.deepEqual(errors.map(String), []);
 });
+
+// Issue 13, found by a new user: at the end of the chat, "World info changed"
+// (refresh(), C129) empties the mounted contents (C124); the demo's runtime
+// disposers read their frames' boxes while the contents are being replaced,
+// so Chromium clamps the offset, and the contents have grown back by the
+// scroll notification. Before the fix that read as the user scrolling up:
+// following stopped and the view ended ~470 px above the end.
+test('C86/C88/C129: "World info changed" at the end keeps following and the view at the end', { skip, timeout: 120000 }, async (t) => {
+  const { page, url, errors } = await openDemo(t);
+  await page.goto(`${url}demo/surface.html`);
+  await page.waitForSelector('body[data-ready=true]');
+  const quiet = () => page.waitForFunction(() => {
+    const s = window.demoSurface.host.snapshot();
+    return s.state === 'settled' && !s.runtime.scheduled && s.pendingPreparations.length === 0;
+  }, null, { timeout: 30000 });
+  const frames = (n) => page.evaluate((n) => new Promise((r) => { const f = (k) => (k ? requestAnimationFrame(() => f(k - 1)) : r()); f(n); }), n);
+  const view = () => page.evaluate(() => {
+    const c = document.getElementById('chat');
+    return { gap: c.scrollHeight - c.scrollTop - c.clientHeight, following: window.demoSurface.host.snapshot().followingTail };
+  });
+  await page.click('#end');
+  await quiet();
+  await frames(10); // the runtimes granted at the end (one per frame) are live
+  assert.deepEqual({ ...(await view()), gap: 0 }, { gap: 0, following: true });
+  for (let k = 1; k <= 3; k++) {
+    await page.click('#world');
+    await quiet();
+    await frames(6);
+    const v = await view();
+    assert.equal(v.following, true, `refresh ${k}: a clamp is not a gesture`);
+    assert.ok(v.gap <= 2, `refresh ${k}: the view ends ${v.gap} px above the end`);
+  }
+  assert.deepEqual(errors.map(String), []);
+});
