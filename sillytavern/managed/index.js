@@ -112,8 +112,52 @@ export function startManagedMode({ api, createHost, startExtensions, runtimeLimi
   const endButton = installEndButton(chat, root);
   const managing = () => state.startup === 'done';
   overrideChatJump(chat, managing);
+  // SillyTavern registers /reasoning-set after the extensions load.
+  eventSource.on(event_types.APP_READY, () => mountTargetsFirst(chat, root, managing));
   blockEditMoves(root, managing);
   return state;
+}
+
+// SillyTavern commands that look their message up in #chat by its id and
+// throw when it is not there. In vanilla every message from the first one
+// shown to the last is rendered; here the messages between the window and
+// the last one are not, so `/del 2` or `/cut 300` while reading far up, or
+// `/reasoning-set at=290` at the end, failed with a TypeError and changed
+// nothing (/cut and /del look above the first message shown only, through
+// showMoreMessages). Managed mode first jumps to the message, as /chat-jump
+// does, then runs SillyTavern's own command: the view shows the message the
+// command acts on. The command object is kept (its help, arguments and
+// aliases); only its callback is wrapped, once.
+const WRAPPED = Symbol('tavern-core: mounts its target first');
+function mountTargetsFirst(chat, root, managing) {
+  const first = {
+    // "5" or "5-9": the range's start, which /cut deletes each time.
+    cut: (_args, text) => Number(/^\s*(\d+)\s*(?:-\s*\d+\s*)?$/.exec(String(text ?? ''))?.[1] ?? NaN),
+    // /del N cuts the last N messages.
+    del: (_args, text) => (/^\s*\d+\s*$/.test(String(text ?? '')) && Number(text) >= 1 ? st.chat().length - Number(text) : NaN),
+    'reasoning-set': (args) => (args?.at !== undefined && String(args.at).trim() !== '' ? Number(args.at) : NaN),
+  };
+  for (const [name, target] of Object.entries(first)) {
+    const command = SlashCommandParser.commands[name];
+    if (!command || typeof command.callback !== 'function' || command.callback[WRAPPED]) continue;
+    const vanilla = command.callback;
+    const wrapped = function (args, value) {
+      if (managing()) {
+        const n = target(args, value);
+        if (Number.isInteger(n) && n >= 0 && n < st.chat().length && !root.querySelector(`:scope > .mes[mesid="${n}"]`)) {
+          try {
+            chat.jumpToMessage(n);
+          } catch (e) { // an open editor holds the window (C96)
+            globalThis.toastr?.warning(String(e.message));
+            return '';
+          }
+        }
+      }
+      return vanilla.call(this, args, value);
+    };
+    wrapped[WRAPPED] = true;
+    command.callback = wrapped;
+  }
 }
 
 // The generation types whose reply lands in the chat (quiet and impersonate

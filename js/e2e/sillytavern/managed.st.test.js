@@ -26,6 +26,7 @@ const SCROLL_RECORDER = join(REPO, 'js/e2e/sillytavern/scroll-recorder.js');
 const LONG = 'long chat';
 const DENSE = 'dense chat';
 const EMPTIED = 'emptied chat';
+const CUT = 'cut chat';
 const BOUND = 33; // viewport window (≤ 32) plus the tail (C73)
 const REPLY = ['The ', 'keeper ', 'sets ', 'down ', 'the ', 'lantern ', 'and ', 'answers ', 'slowly, ', 'word ', 'by ', 'word.'];
 
@@ -44,6 +45,8 @@ function writeChats(server) {
     character: CHARACTER.name }), { integrity: '22222222-0000-4000-8000-000000000000' }));
   writeFileSync(join(dir, `${EMPTIED}.jsonl`), chatFile(makeMessages({ count: 300, seed: 11, character: CHARACTER.name }),
     { integrity: '33333333-0000-4000-8000-000000000000' }));
+  writeFileSync(join(dir, `${CUT}.jsonl`), chatFile(makeMessages({ count: 300, seed: 13, character: CHARACTER.name }),
+    { integrity: '44444444-0000-4000-8000-000000000000' }));
 }
 const chatText = (server, name) => readFileSync(join(server.userDir, 'chats', CHARACTER.chatDir, `${name}.jsonl`), 'utf8');
 
@@ -633,6 +636,46 @@ test('a message SillyTavern re-renders as a new element (/message-role, /message
   await run('/message-name at=9998 Bram');
   await page.waitForFunction(() => document.querySelector('#chat > .mes[mesid="9997"]')?.getAttribute('is_user') === 'true' &&
     document.querySelector('#chat > .mes[mesid="9998"] .name_text')?.textContent.trim() === 'Bram', null, { timeout: 10000 });
+  assert.equal((await snapshot()).fault, null);
+  assert.equal(await page.evaluate(() => globalThis.__tavernCoreExtension.managed.chat.state), 'open');
+});
+
+// Found by a tester: SillyTavern's /del N and /cut N look for their message
+// in #chat only above the first one shown, and /reasoning-set at=N
+// re-renders the message it sets. A message between the window and the last
+// one is not mounted, so each threw a TypeError and changed nothing. Managed
+// mode jumps to the message first, then runs SillyTavern's own command.
+test('/del, /cut and /reasoning-set on a message between the window and the last one act on it, as in vanilla', async () => {
+  await openChat(page, CUT);
+  const settled = () => page.waitForFunction(() => globalThis.__tavernCoreExtension.managed.chat.host.snapshot().state === 'settled', null, { timeout: 20000 });
+  await settled();
+  const run = (c) => page.evaluate(async (c) => {
+    const r = await globalThis.SillyTavern.getContext().executeSlashCommandsWithOptions(c);
+    return { pipe: r.pipe, isError: r.isError, message: r.errorMessage ?? null };
+  }, c);
+  const chatNow = () => page.evaluate(() => globalThis.SillyTavern.getContext().chat.map((m) => ({ mes: m.mes, reasoning: m.extra?.reasoning ?? '' })));
+  const mounted = (id) => page.evaluate((id) => document.querySelector(`#chat > .mes[mesid="${id}"]`) !== null, id);
+  await run('/chat-jump 100');
+  await settled();
+  assert.equal(await mounted(298), false, 'the message /del 2 starts at is outside the window');
+  const before = await chatNow();
+  let r = await run('/del 2');
+  assert.deepEqual({ isError: r.isError, message: r.message }, { isError: false, message: null });
+  assert.deepEqual((await chatNow()).map((m) => m.mes), before.slice(0, 298).map((m) => m.mes));
+  await run('/chat-jump 100');
+  await settled();
+  assert.equal(await mounted(250), false);
+  r = await run('/cut 250');
+  assert.equal(r.isError, false, r.message);
+  assert.equal(r.pipe, `${before[250].mes}\n`);
+  assert.deepEqual((await chatNow()).map((m) => m.mes), [...before.slice(0, 250), ...before.slice(251, 298)].map((m) => m.mes));
+  await run('/chat-jump 296');
+  await settled();
+  assert.equal(await mounted(200), false);
+  r = await run('/reasoning-set at=200 Fresh thoughts');
+  assert.deepEqual({ pipe: r.pipe, isError: r.isError }, { pipe: 'Fresh thoughts', isError: false });
+  assert.equal((await chatNow())[200].reasoning, 'Fresh thoughts');
+  await page.waitForFunction(() => document.querySelector('#chat > .mes[mesid="200"] .mes_reasoning')?.textContent.includes('Fresh thoughts'), null, { timeout: 10000 });
   assert.equal((await snapshot()).fault, null);
   assert.equal(await page.evaluate(() => globalThis.__tavernCoreExtension.managed.chat.state), 'open');
 });
