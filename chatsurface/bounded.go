@@ -64,6 +64,7 @@ type bounded struct {
 	anchorStyle string
 
 	geomScheduled bool
+	geomNeeded    bool // a geometry commit was asked for, not only the frame (contentReplaced)
 	geomFrame     int
 	timerSet      bool
 	timer         int
@@ -146,6 +147,7 @@ func (b *bounded) stop() {
 		b.geomScheduled = false
 		b.env.cancelFrame(b.geomFrame)
 	}
+	b.geomNeeded, b.shrunk = false, false
 	if b.timerSet {
 		b.timerSet = false
 		b.env.clearTimeout(b.timer)
@@ -276,14 +278,16 @@ func (b *bounded) measureMounted() {
 }
 
 // contentReplaced is told that a mounted root's content was replaced by
-// content that may be shorter (shrunk); a geometry frame follows, which
-// measures it and, while following, keeps the view at the end (C86).
+// content that may be shorter: shrunk holds until the next geometry frame,
+// asked for here. That frame commits nothing on this account: a size that
+// changed is notified by the resize observer after the frame's layout, and
+// commits at the frame after, as any resize does (C85).
 func (b *bounded) contentReplaced() {
 	if !b.following || b.env.surfaceState() != StateSettled {
 		return
 	}
 	b.shrunk = true
-	b.scheduleGeometry()
+	b.requestGeometryFrame()
 }
 
 // queueDirty queues the boxes of roots whose size change was notified;
@@ -325,6 +329,13 @@ func (b *bounded) applyDirty(rs []*residency, reads []sizeRead) {
 }
 
 func (b *bounded) scheduleGeometry() {
+	b.geomNeeded = true
+	b.requestGeometryFrame()
+}
+
+// requestGeometryFrame asks for the next geometry frame; it commits only if
+// scheduleGeometry asked for that too (Host.Frame).
+func (b *bounded) requestGeometryFrame() {
 	if !b.geomScheduled {
 		b.geomFrame, b.geomScheduled = b.env.requestFrame()
 	}
@@ -602,10 +613,7 @@ func (b *bounded) open() error {
 
 // geometryFrame runs a scheduled geometry commit (C89, C90, C96, C97).
 func (b *bounded) geometryFrame() error {
-	b.geomScheduled = false
-	// A clamp's notification is dispatched before the frame's callbacks:
-	// by now any was seen (gestureNotice), and a later move up is the user's.
-	b.shrunk = false
+	b.geomScheduled, b.geomNeeded = false, false
 	if !b.scrollStateLive() {
 		return nil
 	}

@@ -445,6 +445,13 @@ func (h *Host) Frame(id int) {
 	switch {
 	case h.b.geomScheduled && id == h.b.geomFrame:
 		h.b.geomScheduled = false
+		// A clamp's scroll notification is dispatched before the frame's
+		// callbacks: any was seen by now (gestureNotice), and a later move
+		// up is the user's.
+		h.b.shrunk = false
+		if !h.b.geomNeeded {
+			return // asked for by contentReplaced alone
+		}
 		if h.managed && h.b.marked && h.fault == nil && h.label == "" && h.b.geometryCommitsNormally() {
 			h.b.queueFirst() // answered with C112a's check below
 		}
