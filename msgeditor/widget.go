@@ -334,6 +334,15 @@ func (w *Widget) call(o op, seq int, text string, hasText bool, remove []string,
 	r := w.row(seq)
 	r.busy++
 	r.err = ""
+	// A refusal shown under a row with no editor open (a page script's call
+	// on a context row or a model reply) is cleared by the next operation, on
+	// any row; an open editor keeps its own, which says why its draft is not
+	// saved.
+	for _, o := range w.rows {
+		if !o.editing {
+			o.err = ""
+		}
+	}
 	body := `{"session":` + Quote(w.session) + `,"target":{"seq":` + strconv.Itoa(seq) + `}`
 	if hasText {
 		body += `,"text":` + Quote(text)

@@ -427,3 +427,37 @@ func TestS98_UnansweredOperationReadsStateAgain(t *testing.T) {
 		t.Fatalf("settled %+v", s)
 	}
 }
+
+// A refusal under a row with no editor open stayed there through every later
+// operation (found by a tester: "this one is a context message" under the
+// context row for the rest of the session); the next operation clears it.
+// An open editor's refusal stays with its draft (S97).
+func TestS97_RefusalOfAClosedRowClearsAtTheNextOperation(t *testing.T) {
+	r := newRig(t)
+	r.run(r.w.Call("edit", 3, "x", true, nil, 0)) // the context row
+	if v := r.w.Row(3); v.Error == "" {
+		t.Fatalf("the context row's edit is refused: %+v", v)
+	}
+	r.override[PathEdit] = func() (int, string) {
+		return 423, `{"ok":false,"error":{"code":"compaction-open","message":"A compaction is running."}}`
+	}
+	r.w.Open(15)
+	r.w.SetDraft(15, "typed")
+	r.run(r.w.Save(15, false))
+	if v := r.w.Row(15); !v.Editing || v.Error != "A compaction is running." {
+		t.Fatalf("refused save: %+v", v)
+	}
+	if v := r.w.Row(3); v.Error != "" {
+		t.Fatalf("the next operation clears the closed row's refusal: %+v", v)
+	}
+	delete(r.override, PathEdit)
+	r.w.Open(2)
+	r.w.SetDraft(2, "q1, edited")
+	r.run(r.w.Save(2, false))
+	if v := r.w.Row(15); !v.Editing || v.Error != "A compaction is running." || v.Draft != "typed" {
+		t.Fatalf("an open editor keeps its refusal and draft: %+v", v)
+	}
+	if v := r.w.Row(2); v.Editing || v.Error != "" || v.Text != "q1, edited" {
+		t.Fatalf("row 2 saved: %+v", v)
+	}
+}

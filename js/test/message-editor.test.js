@@ -261,6 +261,44 @@ test('rows tagged late, row parts, and no empty action bars (S95, S96, S98)', as
   assert.equal(tail.style.display, '', 'destroy restores the parts');
 });
 
+// Found by a tester in the real harness: a user message edited while the
+// model answered it showed both texts, ours unstyled at the row's top and
+// the harness's bubble below. The harness re-creates a message's bubble
+// when the message becomes durable and its adapter tags the new one a frame
+// later; the widget drew the row while no body was tagged (its view went to
+// the row's top, nothing hidden) and, the row otherwise intact, never drew
+// it again once the body was tagged.
+test('S96: a user row\'s body tagged, or replaced, after the row was drawn: the live text moves beside it and the body hides', async (t) => {
+  const { root, fetch, row } = setup(t);
+  const u = row(15);
+  const first = u.querySelector('[data-part=body]');
+  delete first.dataset.part;
+  const editor = await mountMessageEditor(root, { sessionId: 'sF', baseURL: ORIGIN, fetch });
+  t.after(() => editor.destroy());
+  await editor.whenIdle();
+  const placed = () => {
+    const body = u.querySelector('[data-part=body]');
+    const view = u.querySelector('.tc-me-body');
+    return { views: u.querySelectorAll('.tc-me-body').length, beside: view?.nextElementSibling === body, hidden: body?.style.display === 'none', text: view?.querySelector('.tc-me-text')?.textContent };
+  };
+  assert.equal(u.querySelectorAll('.tc-me-body').length, 1, 'drawn without a body: at the row\'s top');
+  first.dataset.part = 'body';
+  await new Promise((r) => setTimeout(r, 0));
+  await editor.whenIdle();
+  assert.deepEqual(placed(), { views: 1, beside: true, hidden: true, text: 'q2\nmore' });
+  // The host re-creates the body (untagged), then tags the new one.
+  const fresh = document.createElement('div');
+  fresh.textContent = 'q2\nmore';
+  u.querySelector('[data-part=body]').replaceWith(fresh);
+  await new Promise((r) => setTimeout(r, 0));
+  fresh.dataset.part = 'body';
+  await new Promise((r) => setTimeout(r, 0));
+  await editor.whenIdle();
+  assert.deepEqual(placed(), { views: 1, beside: true, hidden: true, text: 'q2\nmore' });
+  editor.destroy();
+  assert.equal(fresh.style.display, '', 'destroy shows the host\'s body again');
+});
+
 // Found by probing: edit(2.7) wrote over seq 2, a text object was saved as
 // its String(), a string seq threw an internal error, and a removeAttachments
 // claiming 1e9 entries ran Go out of memory for the rest of the page.

@@ -117,7 +117,7 @@ func (e *editorEdge) mount(a bridge.Args) any {
 	m.funcs = append(m.funcs, obs)
 	m.observer = js.Global().Get("MutationObserver").New(obs)
 	m.observer.Call("observe", m.root.Underlying(), map[string]any{"childList": true, "subtree": true,
-		"attributes": true, "attributeFilter": []any{"data-seq", "data-seq-part", "data-attachment-id"}})
+		"attributes": true, "attributeFilter": []any{"data-seq", "data-seq-part", "data-part", "data-attachment-id"}})
 
 	h := js.Global().Get("Object").New()
 	add := func(name string, f func(a bridge.Args) any) {
@@ -558,6 +558,15 @@ func (m *editorMount) renderRow(seq int, el *elem, parts []js.Value) {
 			in = in || wrapEl(p).Contains(o)
 		}
 		intact = intact && in
+	}
+	// A user row's body may be tagged, or replaced, after the row was drawn:
+	// the harness re-creates a message's bubble when the message it is
+	// answering becomes durable, and its adapter tags the new one a frame
+	// later. A row drawn without a body, or over one no longer there, is
+	// drawn again (it showed both texts, ours over the host's still visible).
+	if v.Kind == msgeditor.UserRowKind && !v.Hidden {
+		b := query(el, "[data-part=body]")
+		intact = intact && (b == nil) == (r.body == nil) && (b == nil || b.Underlying().Equal(r.body.Underlying()))
 	}
 	if intact && key == r.key {
 		return
