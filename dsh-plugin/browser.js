@@ -64,9 +64,12 @@ function setAttr(el, name, value) {
 }
 
 // The harness styles with CSS modules ("<hash>_bubble", "<hash>_actions"):
-// the stable half of the class name finds the part.
-const BUBBLE = '[class*="_bubble"]';
-const ACTIONS = '[class*="_actions"]';
+// the stable half of the class name finds the part. Never one of the
+// widget's own elements: its live text adopts the bubble's classes
+// (adoptHostLook) and sits before the bubble, so it matched first, took the
+// body tag, and the widget drew the row around its own text.
+const BUBBLE = '[class*="_bubble"]:not([data-tc-me])';
+const ACTIONS = '[class*="_actions"]:not([data-tc-me])';
 const GALLERY = '[class*="_gallery"]';
 
 function markPart(el, selector, part) {

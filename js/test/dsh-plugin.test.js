@@ -256,6 +256,20 @@ test('harness rows are tagged from the session\'s node store (S90, S95, S96)', (
   adoptHostLook(root);
   assert.ok(ours.classList.contains('h_action') && ours.classList.contains('tc-me-regenerate'));
   assert.deepEqual([...bar.children].map((c) => c.className.split(' ')[0]), ['h_action', '', 'tc-me-act', 'end']);
+
+  // The widget's live text adopts the bubble's classes and sits before it:
+  // the next tagging keeps the body tag on the harness's bubble (it moved to
+  // the live text, and the row showed both texts).
+  const bubble = user.querySelector('.h_bubble');
+  const view = document.createElement('div');
+  view.className = 'tc-me-body';
+  view.setAttribute('data-tc-me', '');
+  bubble.before(view);
+  adoptHostLook(root);
+  assert.ok(view.classList.contains('h_bubble'), 'the live text looks like the bubble');
+  tagRows(root, { chat: { nodes } });
+  assert.deepEqual([...user.querySelectorAll('[data-part=body]')], [bubble]);
+  assert.deepEqual([...user.querySelectorAll('[data-part=actions]')], [user.querySelector('.h_actions')]);
 });
 
 test('opened under another name than the route\'s origin, the page says where the editor works and sends nothing (S85.1)', async (t) => {

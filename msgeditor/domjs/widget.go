@@ -529,14 +529,22 @@ func sameElements(a, b []js.Value) bool {
 	return true
 }
 
+// The host's parts of a row, never the widget's own elements (a host
+// adapter that tags by class could tag the live text, which adopts the
+// body's classes, as the body).
+const (
+	partBody    = "[data-part=body]:not([data-tc-me])"
+	partActions = "[data-part=actions]:not([data-tc-me])"
+)
+
 // rowActions finds the host's action bar of a row: inside the row, else
 // inside one of its parts.
 func rowActions(el *elem, parts []js.Value) *elem {
-	if a := query(el, "[data-part=actions]"); a != nil {
+	if a := query(el, partActions); a != nil {
 		return a
 	}
 	for _, p := range parts {
-		if a := query(wrapEl(p), "[data-part=actions]"); a != nil {
+		if a := query(wrapEl(p), partActions); a != nil {
 			return a
 		}
 	}
@@ -565,7 +573,7 @@ func (m *editorMount) renderRow(seq int, el *elem, parts []js.Value) {
 	// later. A row drawn without a body, or over one no longer there, is
 	// drawn again (it showed both texts, ours over the host's still visible).
 	if v.Kind == msgeditor.UserRowKind && !v.Hidden {
-		b := query(el, "[data-part=body]")
+		b := query(el, partBody)
 		intact = intact && (b == nil) == (r.body == nil) && (b == nil || b.Underlying().Equal(r.body.Underlying()))
 	}
 	if intact && key == r.key {
@@ -636,7 +644,7 @@ func (m *editorMount) renderRow(seq int, el *elem, parts []js.Value) {
 
 	switch v.Kind {
 	case msgeditor.UserRowKind:
-		body := query(el, "[data-part=body]")
+		body := query(el, partBody)
 		var view *elem
 		if v.Editing {
 			view = m.editorCard(seq, v, keep, r)

@@ -363,6 +363,45 @@ test('the message editor in DeepSeek Harness: edit, attachments, undo, regenerat
     assert.ok(!JSON.stringify(gate.conversation()[calls].body.messages).includes('tool_calls'), 'the model no longer sees the call');
   });
 
+  // Found by a tester: the message the model was answering, edited, showed
+  // both texts once its turn ended (the widget's at the row's top, the
+  // harness's bubble below): the harness re-creates the bubble when the
+  // message becomes durable, and the adapter tagged the widget's own text,
+  // which adopts the bubble's classes, as the body.
+  await step('a message edited while the model answers it shows only the edited text, in the bubble\'s place (S96)', async () => {
+    gate.hold();
+    const box = page.locator('textarea').first();
+    await box.fill('a message the model is answering');
+    await box.press('Enter');
+    await gate.waitHeld();
+    const row = page.locator(`${FLOW} [data-chat-flow-kind=user]`).filter({ hasText: 'a message the model is answering' }).last();
+    const input = await openEditor(page, row);
+    await input.fill('edited while the model answers');
+    await input.press('Enter');
+    await row.locator('.tc-me-text', { hasText: 'edited while the model answers' }).waitFor();
+    const end = readLog(paths, sessionId).records.length;
+    gate.release();
+    await waitFor(() => readLog(paths, sessionId).records.slice(end).some((r) => r.type === 'turn/end'), 'the turn\'s end');
+    const drawn = () => row.evaluate((el) => {
+      const views = [...el.querySelectorAll('.tc-me-body')];
+      const body = el.querySelector('[data-part=body]');
+      return {
+        views: views.length,
+        beside: views[0]?.nextElementSibling === body && body !== null,
+        hostShown: body !== null && getComputedStyle(body).display !== 'none',
+        text: views[0]?.querySelector('.tc-me-text')?.textContent,
+      };
+    });
+    const want = { views: 1, beside: true, hostShown: false, text: 'edited while the model answers' };
+    const deadline = Date.now() + 10_000;
+    let got = await drawn();
+    while (JSON.stringify(got) !== JSON.stringify(want) && Date.now() < deadline) {
+      await page.waitForTimeout(200);
+      got = await drawn();
+    }
+    assert.deepEqual(got, want);
+  });
+
   await step('tavern-log reads the harness\'s own compressed session file as its plaintext; a torn last frame is refused and repaired (S102, S105)', async () => {
     const log = readLog(paths, sessionId);
     assert.match(log.file, /\.jsonl\.zstd$/, 'the harness writes Zstandard frames by default');
