@@ -9,6 +9,7 @@ import { SlashCommandParser } from '../../../../slash-commands/SlashCommandParse
 import { SlashCommand } from '../../../../slash-commands/SlashCommand.js';
 import { ARGUMENT_TYPE, SlashCommandArgument } from '../../../../slash-commands/SlashCommandArgument.js';
 import { flashHighlight } from '../../../../utils.js';
+import { ReasoningHandler } from '../../../../reasoning.js';
 import { pinSettings } from './pinned-settings.js';
 import { extensionNames, extension_settings, getExtensionManifest } from '../../../../extensions.js';
 
@@ -112,30 +113,30 @@ export function startManagedMode({ api, createHost, startExtensions, runtimeLimi
   const endButton = installEndButton(chat, root);
   const managing = () => state.startup === 'done';
   overrideChatJump(chat, managing);
-  // SillyTavern registers /reasoning-set after the extensions load.
   eventSource.on(event_types.APP_READY, () => mountTargetsFirst(chat, root, managing));
+  redrawsOfUnmountedMessagesDoNothing(managing);
   blockEditMoves(root, managing);
   return state;
 }
 
-// SillyTavern commands that look their message up in #chat by its id and
-// throw when it is not there. In vanilla every message from the first one
-// shown to the last is rendered; here the messages between the window and
-// the last one are not, so `/del 2` or `/cut 300` while reading far up, or
-// `/reasoning-set at=290` at the end, failed with a TypeError and changed
-// nothing (/cut and /del look above the first message shown only, through
-// showMoreMessages). Managed mode first jumps to the message, as /chat-jump
-// does, then runs SillyTavern's own command: the view shows the message the
-// command acts on. The command object is kept (its help, arguments and
-// aliases); only its callback is wrapped, once.
-const WRAPPED = Symbol('tavern-core: mounts its target first');
+const WRAPPED = Symbol('tavern-core: wrapped for managed mode');
+
+// SillyTavern's commands that delete a message look it up in #chat by its
+// id and throw when it is not there. In vanilla every message from the first
+// one shown to the last is rendered; here the messages between the window
+// and the last one are not, so `/del 2` or `/cut 300` while reading far up
+// failed with a TypeError and deleted nothing (they look above the first
+// message shown only, through showMoreMessages). Managed mode first jumps to
+// the message, as /chat-jump does, then runs SillyTavern's own command: the
+// view shows where the deletion happened. The command object is kept (its
+// help, arguments and aliases); only its callback is wrapped, once, after
+// SillyTavern registered it (APP_READY).
 function mountTargetsFirst(chat, root, managing) {
   const first = {
     // "5" or "5-9": the range's start, which /cut deletes each time.
     cut: (_args, text) => Number(/^\s*(\d+)\s*(?:-\s*\d+\s*)?$/.exec(String(text ?? ''))?.[1] ?? NaN),
     // /del N cuts the last N messages.
     del: (_args, text) => (/^\s*\d+\s*$/.test(String(text ?? '')) && Number(text) >= 1 ? st.chat().length - Number(text) : NaN),
-    'reasoning-set': (args) => (args?.at !== undefined && String(args.at).trim() !== '' ? Number(args.at) : NaN),
   };
   for (const [name, target] of Object.entries(first)) {
     const command = SlashCommandParser.commands[name];
@@ -158,6 +159,32 @@ function mountTargetsFirst(chat, root, managing) {
     wrapped[WRAPPED] = true;
     command.callback = wrapped;
   }
+}
+
+// updateMessageBlock(id), the way SillyTavern and its extensions redraw a
+// message after changing chat[] (Translate, /reasoning-set, a script's
+// edit), ends in ReasoningHandler.initHandleMessage, which throws when the
+// message has no element: in vanilla for messages older than those rendered,
+// here for every message outside the window, the ones between it and the
+// last message included. The caller then stopped half-way (Translate's
+// "translate chat" at the first one, an extension before its saveChat). A
+// message that is not mounted has nothing to redraw: it is drawn from chat[]
+// when it mounts. So, in managed mode, initHandleMessage of a message with no
+// element does nothing, as the rest of updateMessageBlock does.
+function redrawsOfUnmountedMessagesDoNothing(managing) {
+  const proto = ReasoningHandler?.prototype;
+  const vanilla = proto?.initHandleMessage;
+  if (typeof vanilla !== 'function' || vanilla[WRAPPED]) return;
+  const wrapped = function (target, ...rest) {
+    if (managing()) {
+      const el = typeof target === 'number' ? document.querySelector(`#chat [mesid="${target}"]`)
+        : target instanceof HTMLElement ? target : globalThis.jQuery?.(target)?.[0];
+      if (!el) return undefined;
+    }
+    return vanilla.call(this, target, ...rest);
+  };
+  wrapped[WRAPPED] = true;
+  proto.initHandleMessage = wrapped;
 }
 
 // The generation types whose reply lands in the chat (quiet and impersonate

@@ -641,11 +641,14 @@ test('a message SillyTavern re-renders as a new element (/message-role, /message
 });
 
 // Found by a tester: SillyTavern's /del N and /cut N look for their message
-// in #chat only above the first one shown, and /reasoning-set at=N
-// re-renders the message it sets. A message between the window and the last
-// one is not mounted, so each threw a TypeError and changed nothing. Managed
-// mode jumps to the message first, then runs SillyTavern's own command.
-test('/del, /cut and /reasoning-set on a message between the window and the last one act on it, as in vanilla', async () => {
+// in #chat only above the first one shown, and updateMessageBlock (which
+// /reasoning-set, Translate and extensions call after changing chat[])
+// throws for a message with no element. A message between the window and
+// the last one is not mounted, so each threw a TypeError and the caller
+// stopped half-way. Managed mode jumps to a message /del or /cut deletes,
+// and a redraw of an unmounted message does nothing (it is drawn from
+// chat[] when it mounts).
+test('/del, /cut, /reasoning-set and updateMessageBlock on a message between the window and the last one act on it, as in vanilla', async () => {
   await openChat(page, CUT);
   const settled = () => page.waitForFunction(() => globalThis.__tavernCoreExtension.managed.chat.host.snapshot().state === 'settled', null, { timeout: 20000 });
   await settled();
@@ -669,13 +672,33 @@ test('/del, /cut and /reasoning-set on a message between the window and the last
   assert.equal(r.isError, false, r.message);
   assert.equal(r.pipe, `${before[250].mes}\n`);
   assert.deepEqual((await chatNow()).map((m) => m.mes), [...before.slice(0, 250), ...before.slice(251, 298)].map((m) => m.mes));
+
+  // At the end: /reasoning-set and an extension's redraw of unmounted messages.
   await run('/chat-jump 296');
   await settled();
   assert.equal(await mounted(200), false);
   r = await run('/reasoning-set at=200 Fresh thoughts');
   assert.deepEqual({ pipe: r.pipe, isError: r.isError }, { pipe: 'Fresh thoughts', isError: false });
   assert.equal((await chatNow())[200].reasoning, 'Fresh thoughts');
+  assert.equal(await mounted(200), false, 'the view stays where it was, as in vanilla');
+  const redraw = await page.evaluate(async () => {
+    const { updateMessageBlock } = await import('/script.js');
+    const ctx = globalThis.SillyTavern.getContext();
+    ctx.chat[190].mes = 'Rewritten by an extension.';
+    try {
+      updateMessageBlock(190, ctx.chat[190]);
+    } catch (e) {
+      return String(e);
+    }
+    await ctx.eventSource.emit(ctx.eventTypes.MESSAGE_UPDATED, 190);
+    await ctx.saveChat();
+    return 'ok';
+  });
+  assert.equal(redraw, 'ok');
+  await run('/chat-jump 200');
   await page.waitForFunction(() => document.querySelector('#chat > .mes[mesid="200"] .mes_reasoning')?.textContent.includes('Fresh thoughts'), null, { timeout: 10000 });
+  await run('/chat-jump 190');
+  await page.waitForFunction(() => document.querySelector('#chat > .mes[mesid="190"] .mes_text')?.textContent.includes('Rewritten by an extension.'), null, { timeout: 10000 });
   assert.equal((await snapshot()).fault, null);
   assert.equal(await page.evaluate(() => globalThis.__tavernCoreExtension.managed.chat.state), 'open');
 });
