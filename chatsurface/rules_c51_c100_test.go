@@ -950,6 +950,18 @@ func TestC88_ClampAfterContentReplacementIsNotAGesture(t *testing.T) {
 		h.sch.fireTimers()
 		h.sch.flush()
 	}
+	// leaves: a move up is a gesture that ends with following off.
+	leaves := func(h *harness, when string) {
+		t.Helper()
+		moveUp(h, 468)
+		if s := h.host.Snapshot(); s.State != StateGestureScrolling {
+			t.Fatalf("a move up %s is a gesture, state %s", when, s.State)
+		}
+		settle(h)
+		if h.host.Snapshot().FollowingTail {
+			t.Fatalf("the user left the tail %s", when)
+		}
+	}
 
 	// An update of the last message, a clamp, the notification.
 	h, end := setup()
@@ -970,14 +982,7 @@ func TestC88_ClampAfterContentReplacementIsNotAGesture(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.sch.flush()
-	moveUp(h, 468)
-	if s := h.host.Snapshot(); s.State != StateGestureScrolling {
-		t.Fatalf("a move up after the frame is a gesture, state %s", s.State)
-	}
-	settle(h)
-	if h.host.Snapshot().FollowingTail {
-		t.Fatal("the user left the tail")
-	}
+	leaves(h, "after the frame")
 
 	// Streamed text only grows: a move up right after a transient update is
 	// the user leaving the tail.
@@ -985,12 +990,5 @@ func TestC88_ClampAfterContentReplacementIsNotAGesture(t *testing.T) {
 	if _, err := h.host.UpdateContent(Num(199), true); err != nil {
 		t.Fatal(err)
 	}
-	moveUp(h, 468)
-	if s := h.host.Snapshot(); s.State != StateGestureScrolling {
-		t.Fatalf("a move up while streaming is a gesture, state %s", s.State)
-	}
-	settle(h)
-	if h.host.Snapshot().FollowingTail {
-		t.Fatal("the user left the tail while streaming")
-	}
+	leaves(h, "while streaming")
 }
