@@ -60,6 +60,11 @@ type bounded struct {
 	// browser clamp the offset; by the notification the content may have
 	// grown back, so the clamp looks like a move up (gestureNotice).
 	shrunk      bool
+	// shrunkLater: the replacement came while a geometry frame was already
+	// requested, perhaps by a callback of the frame that runs it, whose
+	// clamp would be notified only in the frame after: the clause outlives
+	// that frame by one (Host.Frame).
+	shrunkLater bool
 	marked      bool
 	anchorStyle string
 
@@ -147,7 +152,7 @@ func (b *bounded) stop() {
 		b.geomScheduled = false
 		b.env.cancelFrame(b.geomFrame)
 	}
-	b.geomNeeded, b.shrunk = false, false
+	b.geomNeeded, b.shrunk, b.shrunkLater = false, false, false
 	if b.timerSet {
 		b.timerSet = false
 		b.env.clearTimeout(b.timer)
@@ -287,6 +292,10 @@ func (b *bounded) contentReplaced() {
 		return
 	}
 	b.shrunk = true
+	if b.geomScheduled {
+		b.shrunkLater = true
+		return
+	}
 	b.requestGeometryFrame()
 }
 
@@ -712,7 +721,7 @@ func (b *bounded) gestureNotice(read []float64) {
 	// unless the projection is held (C96): nothing is measured until the
 	// hold ends (an editor open on the last message, growing with its
 	// text), and every scroll of the user's would be lost until then.
-	if b.following && b.env.surfaceState() == StateSettled && (atLiveEnd(v, 1.5) || s > b.lastS || b.shrunk || !b.held && b.resizing()) {
+	if b.following && b.env.surfaceState() == StateSettled && (atLiveEnd(v, 1.5) || s > b.lastS || !b.held && (b.shrunk || b.resizing())) {
 		b.lastS = s
 		b.scheduleGeometry()
 		return

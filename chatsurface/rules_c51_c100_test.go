@@ -991,4 +991,56 @@ func TestC88_ClampAfterContentReplacementIsNotAGesture(t *testing.T) {
 		t.Fatal(err)
 	}
 	leaves(h, "while streaming")
+
+	// The frame the replacement asks for commits nothing on its account: it
+	// reads neither the view nor a root's box (a size that changed is
+	// notified, and commits, anyway).
+	h, _ = setup()
+	if _, err := h.host.UpdateContent(Num(199), false); err != nil {
+		t.Fatal(err)
+	}
+	reads := func() int { return h.dom.ops[DomReadView] + h.dom.ops[DomReadBox] + h.dom.ops[DomReadRect] }
+	before := reads()
+	h.sch.flush()
+	if n := reads() - before; n != 0 {
+		t.Fatalf("the clause's frame made %d geometry reads", n)
+	}
+
+	// A replacement made while a geometry frame was already requested (a
+	// callback of that frame, ahead of the host's): the browser's clamp is
+	// notified only in the frame after, and is still the clamp there (found
+	// in review).
+	h, _ = setup()
+	if err := h.host.RefreshLayout(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.host.UpdateContent(Num(199), false); err != nil {
+		t.Fatal(err)
+	}
+	h.sch.frame()
+	moveUp(h, 468)
+	if s := h.host.Snapshot(); s.State != StateSettled || !s.FollowingTail {
+		t.Fatalf("a clamp notified the frame after was taken for a gesture: %s, following %v", s.State, s.FollowingTail)
+	}
+	settle(h)
+	if end := h.dom.scrollHeight() - h.dom.height; !h.host.Snapshot().FollowingTail || h.dom.ScrollTop(0) != end {
+		t.Fatalf("following %v, offset %v, want the end %v", h.host.Snapshot().FollowingTail, h.dom.ScrollTop(0), end)
+	}
+	h.sch.flush()
+	leaves(h, "two frames after")
+
+	// While the projection is held (an editor open), the clause does not
+	// apply, as the resize clause does not: nothing is measured until the
+	// hold ends, and the user's scrolls would be undone then.
+	h, _ = setup()
+	if err := h.host.SetProjectionHeld(true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.host.UpdateContent(Num(199), false); err != nil {
+		t.Fatal(err)
+	}
+	moveUp(h, 468)
+	if s := h.host.Snapshot(); s.State != StateGestureScrolling {
+		t.Fatalf("a move up while held is a gesture, state %s", s.State)
+	}
 }

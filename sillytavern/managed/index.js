@@ -8,7 +8,7 @@ import { st, eventSource, event_types, power_user } from './st-adapter.js';
 import { SlashCommandParser } from '../../../../slash-commands/SlashCommandParser.js';
 import { SlashCommand } from '../../../../slash-commands/SlashCommand.js';
 import { ARGUMENT_TYPE, SlashCommandArgument } from '../../../../slash-commands/SlashCommandArgument.js';
-import { flashHighlight } from '../../../../utils.js';
+import { flashHighlight, stringToRange } from '../../../../utils.js';
 import { ReasoningHandler } from '../../../../reasoning.js';
 import { pinSettings } from './pinned-settings.js';
 import { extensionNames, extension_settings, getExtensionManifest } from '../../../../extensions.js';
@@ -133,10 +133,14 @@ const WRAPPED = Symbol('tavern-core: wrapped for managed mode');
 // SillyTavern registered it (APP_READY).
 function mountTargetsFirst(chat, root, managing) {
   const first = {
-    // "5" or "5-9": the range's start, which /cut deletes each time.
-    cut: (_args, text) => Number(/^\s*(\d+)\s*(?:-\s*\d+\s*)?$/.exec(String(text ?? ''))?.[1] ?? NaN),
+    // The range's start, which /cut deletes each time; read as /cut reads
+    // it, so a range it refuses moves nothing.
+    cut: (_args, text) => stringToRange(text, 0, st.chat().length - 1)?.start ?? NaN,
     // /del N cuts the last N messages.
-    del: (_args, text) => (/^\s*\d+\s*$/.test(String(text ?? '')) && Number(text) >= 1 ? st.chat().length - Number(text) : NaN),
+    del: (_args, text) => {
+      const n = Number(text);
+      return /^\s*\d+\s*$/.test(String(text ?? '')) && n >= 1 && n <= st.chat().length ? st.chat().length - n : NaN;
+    },
   };
   for (const [name, target] of Object.entries(first)) {
     const command = SlashCommandParser.commands[name];

@@ -640,7 +640,7 @@ test('a message SillyTavern re-renders as a new element (/message-role, /message
   assert.equal(await page.evaluate(() => globalThis.__tavernCoreExtension.managed.chat.state), 'open');
 });
 
-// Found by a tester: SillyTavern's /del N and /cut N look for their message
+// Found by testers: SillyTavern's /del N and /cut N look for their message
 // in #chat only above the first one shown, and updateMessageBlock (which
 // /reasoning-set, Translate and extensions call after changing chat[])
 // throws for a message with no element. A message between the window and
@@ -668,6 +668,10 @@ test('/del, /cut, /reasoning-set and updateMessageBlock on a message between the
   await run('/chat-jump 100');
   await settled();
   assert.equal(await mounted(250), false);
+  // A range SillyTavern refuses moves nothing.
+  r = await run('/cut 250-99999');
+  assert.equal(await mounted(250), false, 'no jump for a refused range');
+  assert.equal((await chatNow()).length, 298);
   r = await run('/cut 250');
   assert.equal(r.isError, false, r.message);
   assert.equal(r.pipe, `${before[250].mes}\n`);
