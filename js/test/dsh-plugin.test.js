@@ -248,10 +248,15 @@ test('harness rows are tagged from the session\'s node store (S90, S95, S96)', (
 
   // The widget's buttons take the harness's classes and sit after its own
   // buttons, before the trailing time stamp.
+  // An element of the widget's (data-tc-me).
+  const widgetEl = (tag, className) => {
+    const el = document.createElement(tag);
+    el.className = className;
+    el.setAttribute('data-tc-me', '');
+    return el;
+  };
   const bar = tail.querySelector('[data-part=actions]');
-  const ours = document.createElement('button');
-  ours.className = 'tc-me-act tc-me-regenerate';
-  ours.setAttribute('data-tc-me', '');
+  const ours = widgetEl('button', 'tc-me-act tc-me-regenerate');
   bar.append(ours);
   adoptHostLook(root);
   assert.ok(ours.classList.contains('h_action') && ours.classList.contains('tc-me-regenerate'));
@@ -261,9 +266,7 @@ test('harness rows are tagged from the session\'s node store (S90, S95, S96)', (
   // the next tagging keeps the body tag on the harness's bubble (it moved to
   // the live text, and the row showed both texts).
   const bubble = user.querySelector('.h_bubble');
-  const view = document.createElement('div');
-  view.className = 'tc-me-body';
-  view.setAttribute('data-tc-me', '');
+  const view = widgetEl('div', 'tc-me-body');
   bubble.before(view);
   adoptHostLook(root);
   assert.ok(view.classList.contains('h_bubble'), 'the live text looks like the bubble');
