@@ -59,7 +59,7 @@ type bounded struct {
 	// content lands (a runtime's disposer measuring its frame) makes the
 	// browser clamp the offset; by the notification the content may have
 	// grown back, so the clamp looks like a move up (gestureNotice).
-	shrunk      bool
+	shrunk bool
 	// shrunkLater: the replacement came while a geometry frame was already
 	// requested, perhaps by a callback of the frame that runs it, whose
 	// clamp would be notified only in the frame after: the clause outlives
