@@ -63,7 +63,7 @@ type bounded struct {
 	// shrunkLater: the replacement came while a geometry frame was already
 	// requested, perhaps by a callback of the frame that runs it, whose
 	// clamp would be notified only in the frame after: the clause outlives
-	// that frame by one (Host.Frame).
+	// that frame by one (frameStarts).
 	shrunkLater bool
 	marked      bool
 	anchorStyle string
@@ -342,8 +342,23 @@ func (b *bounded) scheduleGeometry() {
 	b.requestGeometryFrame()
 }
 
+// frameStarts begins a geometry frame (Host.Frame) and reports whether it
+// commits: whether scheduleGeometry asked for that, not only for the frame.
+// A clamp's scroll notification is dispatched before the frame's callbacks,
+// so any was seen by now (gestureNotice) and the clamp clause ends here,
+// unless the replacement came after this frame was requested: the clause
+// then ends at the next frame, asked for now.
+func (b *bounded) frameStarts() bool {
+	b.geomScheduled = false
+	b.shrunk, b.shrunkLater = b.shrunkLater, false
+	if b.shrunk {
+		b.requestGeometryFrame()
+	}
+	return b.geomNeeded
+}
+
 // requestGeometryFrame asks for the next geometry frame; it commits only if
-// scheduleGeometry asked for that too (Host.Frame).
+// scheduleGeometry asked for that too (frameStarts).
 func (b *bounded) requestGeometryFrame() {
 	if !b.geomScheduled {
 		b.geomFrame, b.geomScheduled = b.env.requestFrame()
@@ -622,7 +637,7 @@ func (b *bounded) open() error {
 
 // geometryFrame runs a scheduled geometry commit (C89, C90, C96, C97).
 func (b *bounded) geometryFrame() error {
-	b.geomScheduled, b.geomNeeded = false, false
+	b.geomNeeded = false
 	if !b.scrollStateLive() {
 		return nil
 	}

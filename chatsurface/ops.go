@@ -444,21 +444,8 @@ func (h *Host) Frame(id int) {
 	}
 	switch {
 	case h.b.geomScheduled && id == h.b.geomFrame:
-		h.b.geomScheduled = false
-		// A clamp's scroll notification is dispatched before the frame's
-		// callbacks: any was seen by now (gestureNotice), and a later move
-		// up is the user's — unless the replacement came after this frame
-		// was requested: the clause then ends at the next one.
-		later := h.b.shrunkLater
-		h.b.shrunk, h.b.shrunkLater = later, false
-		if !h.b.geomNeeded {
-			if later {
-				h.b.requestGeometryFrame()
-			}
+		if !h.b.frameStarts() {
 			return // asked for by contentReplaced alone
-		}
-		if later {
-			defer h.b.requestGeometryFrame() // after the commit, which clears the schedule
 		}
 		if h.managed && h.b.marked && h.fault == nil && h.label == "" && h.b.geometryCommitsNormally() {
 			h.b.queueFirst() // answered with C112a's check below
