@@ -338,9 +338,9 @@ func (w *Widget) call(o op, seq int, text string, hasText bool, remove []string,
 	// on a context row or a model reply) is cleared by the next operation, on
 	// any row; an open editor keeps its own, which says why its draft is not
 	// saved.
-	for _, o := range w.rows {
-		if !o.editing {
-			o.err = ""
+	for _, other := range w.rows {
+		if !other.editing {
+			other.err = ""
 		}
 	}
 	body := `{"session":` + Quote(w.session) + `,"target":{"seq":` + strconv.Itoa(seq) + `}`
