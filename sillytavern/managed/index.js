@@ -121,6 +121,15 @@ export function startManagedMode({ api, createHost, startExtensions, runtimeLimi
 
 const WRAPPED = Symbol('tavern-core: wrapped for managed mode');
 
+// Replaces the function obj[key] with make(it), once.
+function wrapOnce(obj, key, make) {
+  const original = obj?.[key];
+  if (typeof original !== 'function' || original[WRAPPED]) return;
+  const wrapped = make(original);
+  wrapped[WRAPPED] = true;
+  obj[key] = wrapped;
+}
+
 // SillyTavern's commands that delete a message look it up in #chat by its
 // id and throw when it is not there. In vanilla every message from the first
 // one shown to the last is rendered; here the messages between the window
@@ -143,10 +152,7 @@ function mountTargetsFirst(chat, root, managing) {
     },
   };
   for (const [name, target] of Object.entries(first)) {
-    const command = SlashCommandParser.commands[name];
-    if (!command || typeof command.callback !== 'function' || command.callback[WRAPPED]) continue;
-    const vanilla = command.callback;
-    const wrapped = function (args, value) {
+    wrapOnce(SlashCommandParser.commands[name], 'callback', (vanilla) => function (args, value) {
       if (managing()) {
         const n = target(args, value);
         if (Number.isInteger(n) && n >= 0 && n < st.chat().length && !root.querySelector(`:scope > .mes[mesid="${n}"]`)) {
@@ -159,9 +165,7 @@ function mountTargetsFirst(chat, root, managing) {
         }
       }
       return vanilla.call(this, args, value);
-    };
-    wrapped[WRAPPED] = true;
-    command.callback = wrapped;
+    });
   }
 }
 
@@ -176,19 +180,14 @@ function mountTargetsFirst(chat, root, managing) {
 // when it mounts. So, in managed mode, initHandleMessage of a message with no
 // element does nothing, as the rest of updateMessageBlock does.
 function redrawsOfUnmountedMessagesDoNothing(managing) {
-  const proto = ReasoningHandler?.prototype;
-  const vanilla = proto?.initHandleMessage;
-  if (typeof vanilla !== 'function' || vanilla[WRAPPED]) return;
-  const wrapped = function (target, ...rest) {
+  wrapOnce(ReasoningHandler?.prototype, 'initHandleMessage', (vanilla) => function (target, ...rest) {
     if (managing()) {
       const el = typeof target === 'number' ? document.querySelector(`#chat [mesid="${target}"]`)
         : target instanceof HTMLElement ? target : globalThis.jQuery?.(target)?.[0];
       if (!el) return undefined;
     }
     return vanilla.call(this, target, ...rest);
-  };
-  wrapped[WRAPPED] = true;
-  proto.initHandleMessage = wrapped;
+  });
 }
 
 // The generation types whose reply lands in the chat (quiet and impersonate
