@@ -15,6 +15,14 @@ import { browserAvailable, openDemo, screenshot } from './browser.js';
 const skip = !browserAvailable() && 'chromium not installed (set E2E=required to fail instead)';
 const SLOW = 25;
 
+// Until the demo's host is settled with nothing scheduled or pending.
+const quiet = (page) => page.waitForFunction(() => {
+  const s = window.demoSurface.host.snapshot();
+  return s.state === 'settled' && !s.runtime.scheduled && s.pendingPreparations.length === 0;
+}, null, { timeout: 30000 });
+// Until n animation frames have passed.
+const frames = (page, n) => page.evaluate((n) => new Promise((r) => { const f = (k) => (k ? requestAnimationFrame(() => f(k - 1)) : r()); f(n); }), n);
+
 test('chat surface processors: slow chain, scroll, edit, refresh, switch; no stale HTML lands', { skip, timeout: 180000 }, async (t) => {
   const { page, url, errors } = await openDemo(t);
   await page.goto(`${url}demo/surface.html?slow=${SLOW}`);
@@ -66,11 +74,6 @@ test('chat surface processors: slow chain, scroll, edit, refresh, switch; no sta
     }).observe(root, { childList: true, subtree: true });
   });
 
-  const quiet = () => page.waitForFunction(() => {
-    const s = window.demoSurface.host.snapshot();
-    return s.state === 'settled' && !s.runtime.scheduled && s.pendingPreparations.length === 0;
-  }, null, { timeout: 30000 });
-  const nextFrames = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   const checkAll = async (label) => {
     const r = await page.evaluate(() => {
       const s = window.demoSurface.host.snapshot();
@@ -90,24 +93,24 @@ test('chat surface processors: slow chain, scroll, edit, refresh, switch; no sta
     return r;
   };
 
-  await quiet();
+  await quiet(page);
   await checkAll('open');
 
   // 1. Scroll up in quick steps, not waiting for the slow chain: requests
   // pile up in the FIFO queue and messages leave before their result.
   for (let i = 0; i < 8; i++) {
     await page.evaluate(() => { document.getElementById('chat').scrollTop -= 700; });
-    await nextFrames();
+    await frames(page, 2);
   }
-  await quiet();
+  await quiet(page);
   await checkAll('scroll');
 
   // 2. Edit a mounted message twice in a row (the second supersedes the first).
   const target = await page.evaluate(() => window.demoSurface.host.snapshot().viewport[1]);
   await page.evaluate((m) => window.demoSurface.editMessage(m, `edited once, {{char}} in the {{weather}}`), target);
-  await nextFrames();
+  await frames(page, 2);
   await page.evaluate((m) => window.demoSurface.editMessage(m, `edited twice: {{weather}} for {{char}}`), target);
-  await quiet();
+  await quiet(page);
   await checkAll('edit');
   const edited = await page.evaluate((m) => document.querySelector(`#chat > .mes[mesid="${m}"] .mes_text`).textContent, target);
   assert.match(edited, /edited twice: rain for Keeper/);
@@ -116,9 +119,9 @@ test('chat surface processors: slow chain, scroll, edit, refresh, switch; no sta
   // in between: every mounted message re-renders with the newest data.
   await page.click('#world');
   await page.evaluate(() => { document.getElementById('chat').scrollTop -= 500; });
-  await nextFrames();
+  await frames(page, 2);
   await page.click('#world');
-  await quiet();
+  await quiet(page);
   await checkAll('refresh');
   const v = await page.evaluate(() => window.demoSurface.world());
   assert.equal(v.version, 3);
@@ -129,21 +132,21 @@ test('chat surface processors: slow chain, scroll, edit, refresh, switch; no sta
   // mid-flight and scroll.
   await page.click('#world');
   await page.selectOption('#chat-select', '1');
-  await nextFrames();
+  await frames(page, 2);
   await page.evaluate(() => { document.getElementById('chat').scrollTop -= 900; });
   await page.selectOption('#chat-select', '0');
   await page.evaluate(() => { document.getElementById('chat').scrollTop -= 300; });
-  await quiet();
+  await quiet(page);
   await checkAll('switch back');
   await page.selectOption('#chat-select', '1');
-  await quiet();
+  await quiet(page);
   const r = await checkAll('switch');
   assert.equal(await page.evaluate(() => window.demoSurface.host.snapshot().messageCount), 2500);
   assert.ok(r.roots > 0);
   // The edit survived in chat A's data and the switch re-rendered it there.
   await page.selectOption('#chat-select', '0');
   await page.evaluate((m) => window.demoSurface.host.jumpToMessage(m), target);
-  await quiet();
+  await quiet(page);
   await checkAll('jump to edited');
   const again = await page.evaluate((m) => document.querySelector(`#chat > .mes[mesid="${m}"] .mes_text`).textContent, target);
   const w4 = await page.evaluate(() => window.demoSurface.world());
@@ -155,7 +158,7 @@ test('chat surface processors: slow chain, scroll, edit, refresh, switch; no sta
   assert.ok(stats.landed > 30, `results landed and were checked (${JSON.stringify(stats)})`);
   t.diagnostic(`processor runs ${JSON.stringify(stats)}`);
 
-  await nextFrames();
+  await frames(page, 2);
   await screenshot(page, 'chat-surface-processors');
   assert.deepEqual(errors.map(String), []);
 });
@@ -170,23 +173,18 @@ test('C86/C88/C129: "World info changed" at the end keeps following and the view
   const { page, url, errors } = await openDemo(t);
   await page.goto(`${url}demo/surface.html`);
   await page.waitForSelector('body[data-ready=true]');
-  const quiet = () => page.waitForFunction(() => {
-    const s = window.demoSurface.host.snapshot();
-    return s.state === 'settled' && !s.runtime.scheduled && s.pendingPreparations.length === 0;
-  }, null, { timeout: 30000 });
-  const frames = (n) => page.evaluate((n) => new Promise((r) => { const f = (k) => (k ? requestAnimationFrame(() => f(k - 1)) : r()); f(n); }), n);
   const view = () => page.evaluate(() => {
     const c = document.getElementById('chat');
     return { gap: c.scrollHeight - c.scrollTop - c.clientHeight, following: window.demoSurface.host.snapshot().followingTail };
   });
   await page.click('#end');
-  await quiet();
-  await frames(10); // the runtimes granted at the end (one per frame) are live
+  await quiet(page);
+  await frames(page, 10); // the runtimes granted at the end (one per frame) are live
   assert.deepEqual({ ...(await view()), gap: 0 }, { gap: 0, following: true });
   for (let k = 1; k <= 3; k++) {
     await page.click('#world');
-    await quiet();
-    await frames(6);
+    await quiet(page);
+    await frames(page, 6);
     const v = await view();
     assert.equal(v.following, true, `refresh ${k}: a clamp is not a gesture`);
     assert.ok(v.gap <= 2, `refresh ${k}: the view ends ${v.gap} px above the end`);

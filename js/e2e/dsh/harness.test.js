@@ -316,12 +316,17 @@ test('the message editor in DeepSeek Harness: edit, attachments, undo, regenerat
     await first.locator('.tc-me-text', { hasText: 'first message, edited after restart' }).waitFor();
   });
 
-  await step('an edit while a compaction is in progress is refused inline and writes nothing (C38, S77)', async () => {
+  // Types text into the composer and sends it, the model held until released.
+  const sendHeld = async (text) => {
     gate.hold();
     const box = page.locator('textarea').first();
-    await box.fill('/compact');
+    await box.fill(text);
     await box.press('Enter');
     await gate.waitHeld();
+  };
+
+  await step('an edit while a compaction is in progress is refused inline and writes nothing (C38, S77)', async () => {
+    await sendHeld('/compact');
     const open = readLog(paths, sessionId);
     assert.ok(open.records.some((r) => r.type === 'compaction/start'), 'the compaction has started');
     const row = userRow(page, 1);
@@ -369,11 +374,7 @@ test('the message editor in DeepSeek Harness: edit, attachments, undo, regenerat
   // message becomes durable, and the adapter tagged the widget's own text,
   // which adopts the bubble's classes, as the body.
   await step('a message edited while the model answers it shows only the edited text, in the bubble\'s place (S96)', async () => {
-    gate.hold();
-    const box = page.locator('textarea').first();
-    await box.fill('a message the model is answering');
-    await box.press('Enter');
-    await gate.waitHeld();
+    await sendHeld('a message the model is answering');
     const row = page.locator(`${FLOW} [data-chat-flow-kind=user]`).filter({ hasText: 'a message the model is answering' }).last();
     const input = await openEditor(page, row);
     await input.fill('edited while the model answers');
