@@ -277,6 +277,27 @@ test('S111: an append that JSON.stringify would change is refused and writes not
   assert.equal(log.length, 20);
 });
 
+// Found by an audit against the specification: S111's check ran before the
+// validator, so a v4 seq of -0 was refused in S111's words instead of V11's.
+test('S8 S21 V11 S111: a -0 seq is V11 on v4 and S111 (the append rule) on v0, from check and append alike', () => {
+  const ev = (seq) => `{"type":"user/message","seq":${seq},"time":1,"data":{"id":"q","role":"user","content":[{"type":"text","text":"x"}],"source":{"kind":"user"}},"surfaceOp":"append","sourceEventSeqs":[-0]}`;
+  const v4 = openLog(readFileSync(new URL('f.jsonl', FIX)));
+  for (const op of ['check', 'append']) {
+    const e = thrown(() => v4[op](ev(20)));
+    assert.equal(e.code, 'invalid-log');
+    assert.equal(e.message, 'session event "user/message" sourceEventSeqs must densely contain non-negative safe integers', op);
+  }
+  assert.equal(v4.length, 20);
+  const v0 = openLog(readFileSync(new URL('legacy-v0.jsonl', FIX)));
+  const n = v0.length;
+  for (const op of ['check', 'append']) {
+    const e = thrown(() => v0[op](ev(n)));
+    assert.equal(e.rule, 'S111', op);
+    assert.equal(e.message, 'session event "user/message" carries non-JSON-serializable surface metadata (negative zero)');
+  }
+  assert.equal(v0.length, n);
+});
+
 // Found by probing: the helpers took caller numbers on trust. A missing
 // size emptied the log, a size above it padded it with zeros (a torn tail
 // where it was whole), and an array-like claiming 2^20 entries appended

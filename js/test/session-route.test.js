@@ -183,7 +183,7 @@ test('oversized bodies are refused before or while reading (C64)', async () => {
   assert.equal(t.session.length, 21);
 });
 
-test('compaction lock, live v0–v3 served, unknown format refused, missing agent (C38, C61, S20)', async () => {
+test('compaction lock, live v0 and v4 served, v1–v3 and unknown formats refused, missing agent (C38, C61, S20)', async () => {
   const t = setup();
   t.session.append('compaction/start', { compactionId: 'k1', turn: null });
   const locked = await send(t, 'edit', edit({ messageId: 'u2' }, 'x'));
@@ -194,20 +194,27 @@ test('compaction lock, live v0–v3 served, unknown format refused, missing agen
   const noAgent = setup({ agent: null });
   assert.equal((await send(noAgent, 'edit', edit({ messageId: 'u1' }, 'x'))).error.code, 'session-not-loaded');
 
-  // Live v0–v3 sessions are served in their own spelling (S20 replaced).
+  // Live v0 (the real harness 0.1.x) and v4 sessions are served, each in
+  // its own spelling; v1–v3 are refused and nothing is written (S20, C61).
   const dir = mkdtempSync(join(tmpdir(), 'tavern-route-'));
   const user = '{"type":"user/message","seq":0,"time":1,"data":{"id":"u1","role":"user","content":[{"type":"text","text":"q"}],"source":{"kind":"user"}},"surfaceOp":"append"}\n';
-  for (const [v, op] of [[0, { op: 'replace', start: 0, end: 0 }], [3, { op: 'replace', startSeq: 0, endSeq: 0 }]]) {
+  for (const [v, op] of [[0, { op: 'replace', start: 0, end: 0 }], [1, null], [2, null], [3, null], [4, { op: 'replace', startSeq: 0, endSeq: 0 }]]) {
     const p = join(dir, `v${v}.jsonl`);
     writeFileSync(p, `{"type":"session","version":${v},"id":"sF","createdAt":0,"cwd":"/w"}\n${user}`);
     const vhost = new SessionHost({ origin: ORIGIN, version: VERSION });
     vhost.load(p);
     vhost.mountEditor();
     const r = await answer(await vhost.fetch(request('edit', edit({ messageId: 'u1' }, 'x'))));
+    if (op === null) {
+      assert.equal(r.status, 409, JSON.stringify(r));
+      assert.equal(r.error.code, 'unsupported-format');
+      assert.equal(readFileSync(p, 'utf8').trimEnd().split('\n').length, 2, `v${v}: nothing written`);
+      continue;
+    }
     assert.equal(r.status, 200, JSON.stringify(r));
     assert.deepEqual(JSON.parse(readFileSync(p, 'utf8').trimEnd().split('\n').at(-1)).surfaceOp, op);
   }
-  // Only a version no reader knows stays unsupported-format.
+  // A version no reader knows is unsupported-format too.
   const routes = new Map();
   const unknown = {
     origin: ORIGIN, version: VERSION, authorize: () => true,

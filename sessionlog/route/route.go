@@ -438,15 +438,14 @@ func readBody(w http.ResponseWriter, r *http.Request, op sessionlog.Op) (session
 
 func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
 
-// LiveVersions are the header versions the live path serves: every format
-// generation the reader knows, each with its own write rules (the replace
-// spelling, the trigger's source, the validator the harness runs on append;
-// docs/live-sessions.md). This replaces S20's v4-only rule: DeepSeek Harness
-// 0.1.x writes and accepts only version 0.
-const (
-	MinLiveVersion = 0
-	MaxLiveVersion = 4
-)
+// Served reports whether the live path edits a session of header version
+// v: version 4, the specification's (S20), and version 0, the only format
+// DeepSeek Harness 0.1.x writes and accepts (its real-harness suite checks
+// these write rules). Versions 1–3 have no live writer to check their rules
+// against, and a 0.2 harness migrates them to 4 when it loads them, so they
+// are refused as S20 says (C61): guessing a generation's write rules is
+// riskier than refusing.
+func Served(v int) bool { return v == 0 || v == 4 }
 
 // live resolves a loaded session of a known format and its agent (S78).
 func (h *Handler) live(id string) (Session, Agent, *httpError) {
@@ -458,8 +457,8 @@ func (h *Handler) live(id string) (Session, Agent, *httpError) {
 	if !found || a == nil {
 		return nil, nil, notLoaded()
 	}
-	if v := s.HeaderVersion(); v < MinLiveVersion || v > MaxLiveVersion {
-		return nil, nil, fail(sessionlog.CodeUnsupportedFormat, "This session uses log format version %d, which this editor does not know (it serves versions %d to %d). Nothing was changed.", v, MinLiveVersion, MaxLiveVersion)
+	if v := s.HeaderVersion(); !Served(v) {
+		return nil, nil, fail(sessionlog.CodeUnsupportedFormat, "This session uses log format version %d, which this editor does not edit live (it edits versions 0 and 4). Nothing was changed.", v)
 	}
 	return s, a, nil
 }

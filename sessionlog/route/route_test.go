@@ -419,13 +419,13 @@ func jsonOf(v any) string {
 	return string(b)
 }
 
-// S20 replaced, S10, S11, S64: live v0–v2 sessions (the only format the
-// real harness 0.1.x writes) are served with their own write rules — the
+// S20 as changed, S10, S11, S64: a live v0 session (the only format the
+// real harness 0.1.x writes) is served with its own write rules — the
 // {op, start, end} spelling, a non-empty sourceEventSeqs on the copy, and a
 // trigger in the {kind:'plugin'} wrapper — and a model reply stays
 // immutable (the legacy planner is never wired to a live session).
 func TestS20_LiveLegacyVersions(t *testing.T) {
-	for _, v := range []int{0, 1, 2} {
+	for _, v := range []int{0} {
 		a := &fakeAgent{status: "idle"}
 		s := &fakeSession{log: loadFixture(t, "legacy-v0.jsonl", v), version: v, agent: a}
 		p := &fakePort{sessions: map[string]Session{"sL": s}}
@@ -497,30 +497,40 @@ func TestS20_LiveLegacyVersions(t *testing.T) {
 	}
 }
 
-// S20 replaced, S10, S53, S64: a live v3 session writes startSeq/endSeq,
-// keeps the normative S53 refusal, and wraps its trigger in the v0–v3
-// plugin source (producer-owned kinds arrive with v4).
-func TestS20_LiveVersion3(t *testing.T) {
-	a := &fakeAgent{status: "idle"}
-	s := &fakeSession{log: loadFixture(t, "f.jsonl", 3), version: 3, agent: a}
-	p := &fakePort{sessions: map[string]Session{"sF": s}}
-	e := &env{h: New(p), port: p, s: s, a: a}
-	w, env := e.do(t, "POST", PathEdit, `{"session":"sF","target":{"messageId":"u1"},"text":"q1*"}`)
-	wantValue(t, w, env, `{"unchanged":false,"seq":20,"replacedSeq":2,"inFlight":false}`)
-	if ev := lastEvent(t, s); jsonOf(ev["surfaceOp"]) != `{"endSeq":2,"op":"replace","startSeq":2}` {
-		t.Fatalf("v3 edit wrote %s", jsonOf(ev))
+// S20, C61: a live session of header version 1, 2 or 3 is refused with
+// unsupported-format (409) by every operation, state included, and nothing
+// is written or woken; only versions 0 and 4 are edited live.
+func TestS20_C61_LiveVersions1To3Refused(t *testing.T) {
+	for _, v := range []int{1, 2, 3} {
+		fixture := "f.jsonl"
+		if v < 3 {
+			fixture = "legacy-v0.jsonl"
+		}
+		a := &fakeAgent{status: "idle"}
+		s := &fakeSession{log: loadFixture(t, fixture, v), version: v, agent: a}
+		p := &fakePort{sessions: map[string]Session{"sX": s}}
+		e := &env{h: New(p), port: p, s: s, a: a}
+		n := s.log.Len()
+		for _, c := range []struct{ method, path, body string }{
+			{"POST", PathEdit, `{"session":"sX","target":{"seq":0},"text":"x"}`},
+			{"POST", PathUndo, `{"session":"sX","target":{"seq":0}}`},
+			{"POST", PathRegenerate, `{"session":"sX","target":{"seq":0}}`},
+			{"GET", PathState + "?session=sX", ""},
+		} {
+			w, env := e.do(t, c.method, c.path, c.body)
+			wantFail(t, w, env, 409, "unsupported-format")
+			if want := fmt.Sprintf("This session uses log format version %d, which this editor does not edit live (it edits versions 0 and 4). Nothing was changed.", v); env.Error.Message != want {
+				t.Fatalf("v%d %s: %q", v, c.path, env.Error.Message)
+			}
+		}
+		if s.log.Len() != n || len(a.followups) != 0 {
+			t.Fatalf("v%d: a refusal wrote or woke", v)
+		}
 	}
-	w, env = e.do(t, "POST", PathEdit, `{"session":"sF","target":{"messageId":"a1"},"text":"x"}`)
-	wantFail(t, w, env, 409, "assistant-immutable")
-	if env.Error.Message != sessionlog.AssistantImmutableMessage {
-		t.Fatal(env.Error.Message)
-	}
-	w, env = e.do(t, "POST", PathRegenerate, `{"session":"sF","target":{"messageId":"a3"}}`)
-	wantValue(t, w, env, `{"seq":21,"shadowedSeqs":[15,17],"triggerId":"tavern-core-message-editor:trigger:21"}`)
-	var trig map[string]any
-	json.Unmarshal(a.followups[0], &trig)
-	if jsonOf(trig["source"]) != `{"kind":"plugin","plugin":"tavern-core-message-editor"}` {
-		t.Fatalf("v3 trigger %s", a.followups[0])
+	for v, want := range map[int]bool{0: true, 1: false, 2: false, 3: false, 4: true, 5: false, -1: false} {
+		if Served(v) != want {
+			t.Fatalf("Served(%d) = %v", v, !want)
+		}
 	}
 }
 

@@ -304,15 +304,16 @@ func (t *logs) call(name string, id int, input, args []byte) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		// The harness's append rules beyond the surface (S111), then the
-		// validator.
+		// The validator first, so what it refuses is refused in its own
+		// words (S21: a v3+ -0 seq is V11), then the harness's append rules
+		// beyond the surface (S111).
+		if err := l.ValidateCandidate(ev); err != nil {
+			return nil, err
+		}
 		if err := l.CheckAppend(ev); err != nil {
 			return nil, err
 		}
 		if name == "log.check" {
-			if err := l.ValidateCandidate(ev); err != nil {
-				return nil, err
-			}
 			return logInfo(id, l), nil
 		}
 		if err := l.Append(ev); err != nil { // all or nothing (S22)
