@@ -535,8 +535,33 @@ RUN[OP.SET_STYLE] = () => {
   const important = v.endsWith(' !important');
   if (v === '') x.style.removeProperty(k); else x.style.setProperty(k, important ? v.slice(0, -11) : v, important ? 'important' : '');
 };
+// Spacers are elements no stylesheet knows: without a rule they are inline
+// boxes, their heights count for nothing, the scroll height lies and a jump
+// cannot reach its message. Each document gets one default the page's own
+// CSS always overrides (zero specificity; flex: none for a column-flex root
+// such as SillyTavern's #chat), as a constructed sheet where the browser has
+// them: no node in the page, no inline-style policy to pass.
+const SPACER_CSS = ':where(tt-chat-spacer) { display: block; flex: none; }';
+const withSpacerDefaults = new WeakSet(); // documents
+function spacerDefaults(d) {
+  if (d == null || withSpacerDefaults.has(d)) return;
+  withSpacerDefaults.add(d);
+  try {
+    const Sheet = d.defaultView?.CSSStyleSheet;
+    if (typeof Sheet === 'function' && typeof Sheet.prototype.replaceSync === 'function' && d.adoptedStyleSheets != null) {
+      const sheet = new Sheet();
+      sheet.replaceSync(SPACER_CSS);
+      d.adoptedStyleSheets = [...d.adoptedStyleSheets, sheet];
+      return;
+    }
+    const style = d.createElement('style');
+    style.textContent = SPACER_CSS;
+    (d.head ?? d.documentElement)?.append(style);
+  } catch { /* a page that refuses the sheet keeps its own CSS in charge */ }
+}
 RUN[OP.SPACER] = () => {
   const id = i32(); const kind = DOM_SPACER[u()]; // (read first: a custom element's constructor is page code)
+  spacerDefaults(doc());
   const el = doc().createElement('tt-chat-spacer');
   P.setAttr.call(el, 'data-tt-chat-spacer', kind);
   P.setAttr.call(el, 'aria-hidden', 'true');
