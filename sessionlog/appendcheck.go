@@ -7,16 +7,37 @@ import "strconv"
 // text can spell but a round trip through most writers silently turns into
 // 0 (S6) — in data and in the surface metadata, and (0.1.1) refuses the
 // retired request-header vocabulary. Reading a stored log is more lenient
-// (the harness's reader keeps a stored -0), so these are append rules:
-// CheckAppend is what the append paths (the JS log handle, the editor's own
-// planned events) run before the validator.
+// (the harness's reader keeps a stored -0), so these are append rules.
+// The JS log handle's check and append run them (CheckAppend,
+// AppendChecked), and so do the editor's own planned events.
 
-// CheckAppend refuses ev when the harness's append would.
+// CheckAppend refuses ev when the harness's append would: the validator
+// first, so what it refuses is refused in its own words (S21: a v3+ -0
+// seq is V11), then the rules above.
 func (l *Log) CheckAppend(ev *Event) error {
-	if err := l.checkAppend(ev); err != nil {
+	if _, err := l.appendable(ev); err != nil {
 		return err
 	}
 	return nil
+}
+
+// AppendChecked is CheckAppend's append: checked once, then folded in;
+// on error the log is unchanged (S22).
+func (l *Log) AppendChecked(ev *Event) error {
+	st, err := l.appendable(ev)
+	if err != nil {
+		return err
+	}
+	l.fold(ev, st)
+	return nil
+}
+
+func (l *Log) appendable(ev *Event) (step, *Error) {
+	st, err := l.check(ev)
+	if err == nil {
+		err = l.checkAppend(ev)
+	}
+	return st, err
 }
 
 func (l *Log) checkAppend(ev *Event) *Error {

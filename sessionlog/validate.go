@@ -117,6 +117,12 @@ func (l *Log) Append(ev *Event) error {
 	if err != nil {
 		return err
 	}
+	l.fold(ev, st)
+	return nil
+}
+
+// fold takes a checked ev in as the next event.
+func (l *Log) fold(ev *Event, st step) {
 	seq := len(l.Events)
 	ev.Seq = seq
 	l.Events = append(l.Events, ev)
@@ -130,7 +136,6 @@ func (l *Log) Append(ev *Event) error {
 		l.nodes = slices.Replace(l.nodes, st.si, st.ei+1, seq)
 		l.generation++
 	}
-	return nil
 }
 
 // check runs the S21 sequence for ev at seq = Len().
