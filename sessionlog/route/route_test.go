@@ -425,75 +425,74 @@ func jsonOf(v any) string {
 // trigger in the {kind:'plugin'} wrapper — and a model reply stays
 // immutable (the legacy planner is never wired to a live session).
 func TestS20_LiveLegacyVersions(t *testing.T) {
-	for _, v := range []int{0} {
-		a := &fakeAgent{status: "idle"}
-		s := &fakeSession{log: loadFixture(t, "legacy-v0.jsonl", v), version: v, agent: a}
-		p := &fakePort{sessions: map[string]Session{"sL": s}}
-		e := &env{h: New(p), port: p, s: s, a: a}
+	const v = 0
+	a := &fakeAgent{status: "idle"}
+	s := &fakeSession{log: loadFixture(t, "legacy-v0.jsonl", v), version: v, agent: a}
+	p := &fakePort{sessions: map[string]Session{"sL": s}}
+	e := &env{h: New(p), port: p, s: s, a: a}
 
-		w, env := e.do(t, "POST", PathEdit, `{"session":"sL","target":{"messageId":"lu1"},"text":"hi"}`)
-		wantValue(t, w, env, `{"unchanged":false,"seq":12,"replacedSeq":0,"inFlight":false}`)
-		ev := lastEvent(t, s)
-		if jsonOf(ev["surfaceOp"]) != `{"end":0,"op":"replace","start":0}` || jsonOf(ev["sourceEventSeqs"]) != `[0]` {
-			t.Fatalf("v%d edit wrote %s", v, jsonOf(ev))
-		}
-		if jsonOf(s.log.Surface()) != `[12,1,7,9]` {
-			t.Fatalf("v%d surface %v", v, s.log.Surface())
-		}
+	w, env := e.do(t, "POST", PathEdit, `{"session":"sL","target":{"messageId":"lu1"},"text":"hi"}`)
+	wantValue(t, w, env, `{"unchanged":false,"seq":12,"replacedSeq":0,"inFlight":false}`)
+	ev := lastEvent(t, s)
+	if jsonOf(ev["surfaceOp"]) != `{"end":0,"op":"replace","start":0}` || jsonOf(ev["sourceEventSeqs"]) != `[0]` {
+		t.Fatalf("v%d edit wrote %s", v, jsonOf(ev))
+	}
+	if jsonOf(s.log.Surface()) != `[12,1,7,9]` {
+		t.Fatalf("v%d surface %v", v, s.log.Surface())
+	}
 
-		// assistant-immutable on every live version, with a true reason.
-		for _, path := range []string{PathEdit, PathUndo} {
-			body := `{"session":"sL","target":{"messageId":"la1"},"text":"R"}`
-			if path == PathUndo {
-				body = `{"session":"sL","target":{"messageId":"la1"}}`
-			}
-			w, env = e.do(t, "POST", path, body)
-			wantFail(t, w, env, 409, "assistant-immutable")
-			if env.Error.Message != sessionlog.LiveAssistantImmutableMessage {
-				t.Fatalf("v%d message %q", v, env.Error.Message)
-			}
+	// assistant-immutable on every live version, with a true reason.
+	for _, path := range []string{PathEdit, PathUndo} {
+		body := `{"session":"sL","target":{"messageId":"la1"},"text":"R"}`
+		if path == PathUndo {
+			body = `{"session":"sL","target":{"messageId":"la1"}}`
 		}
-		if s.log.Len() != 13 || len(a.followups) != 0 {
-			t.Fatalf("v%d refusal wrote", v)
+		w, env = e.do(t, "POST", path, body)
+		wantFail(t, w, env, 409, "assistant-immutable")
+		if env.Error.Message != sessionlog.LiveAssistantImmutableMessage {
+			t.Fatalf("v%d message %q", v, env.Error.Message)
 		}
+	}
+	if s.log.Len() != 13 || len(a.followups) != 0 {
+		t.Fatalf("v%d refusal wrote", v)
+	}
 
-		// Undo writes the original back, again in the v0–v2 spelling.
-		w, env = e.do(t, "POST", PathUndo, `{"session":"sL","target":{"seq":0}}`)
-		wantValue(t, w, env, `{"unchanged":false,"seq":13,"replacedSeq":12,"inFlight":false}`)
-		ev = lastEvent(t, s)
-		if jsonOf(ev["surfaceOp"]) != `{"end":12,"op":"replace","start":12}` || jsonOf(ev["sourceEventSeqs"]) != `[12]` {
-			t.Fatalf("v%d undo wrote %s", v, jsonOf(ev))
-		}
+	// Undo writes the original back, again in the v0–v2 spelling.
+	w, env = e.do(t, "POST", PathUndo, `{"session":"sL","target":{"seq":0}}`)
+	wantValue(t, w, env, `{"unchanged":false,"seq":13,"replacedSeq":12,"inFlight":false}`)
+	ev = lastEvent(t, s)
+	if jsonOf(ev["surfaceOp"]) != `{"end":12,"op":"replace","start":12}` || jsonOf(ev["sourceEventSeqs"]) != `[12]` {
+		t.Fatalf("v%d undo wrote %s", v, jsonOf(ev))
+	}
 
-		// Regenerate the last exchange: the range [13,1,7,9] is shadowed
-		// and the trigger uses the v0–v3 plugin wrapper.
-		w, env = e.do(t, "POST", PathRegenerate, `{"session":"sL","target":{"messageId":"la1"}}`)
-		wantValue(t, w, env, `{"seq":14,"shadowedSeqs":[13,1,7,9],"triggerId":"tavern-core-message-editor:trigger:14"}`)
-		ev = lastEvent(t, s)
-		if jsonOf(ev["surfaceOp"]) != `{"end":9,"op":"replace","start":13}` || jsonOf(ev["sourceEventSeqs"]) != `[13,1,7,9]` {
-			t.Fatalf("v%d regenerate wrote %s", v, jsonOf(ev))
-		}
-		if len(a.followups) != 1 {
-			t.Fatalf("v%d followups %d", v, len(a.followups))
-		}
-		var trig map[string]any
-		json.Unmarshal(a.followups[0], &trig)
-		if jsonOf(trig["source"]) != `{"kind":"plugin","plugin":"tavern-core-message-editor"}` {
-			t.Fatalf("v%d trigger %s", v, a.followups[0])
-		}
-		// The harness delivers it: the wake settles and the trigger row hides.
-		s.appendRaw(t, `{"type":"turn/start","data":{"turn":2}}`)
-		s.appendRaw(t, `{"type":"user/message","data":`+string(a.followups[0])+`,"surfaceOp":"append"}`)
-		_, env = e.do(t, "GET", PathState+"?session=sL", "")
-		var st struct {
-			FormatVersion int   `json:"formatVersion"`
-			WakePending   bool  `json:"wakePending"`
-			HiddenSeqs    []int `json:"hiddenSeqs"`
-		}
-		json.Unmarshal(env.Value, &st)
-		if st.FormatVersion != v || st.WakePending || jsonOf(st.HiddenSeqs) != `[1,7,9,16]` {
-			t.Fatalf("v%d state %s", v, env.Value)
-		}
+	// Regenerate the last exchange: the range [13,1,7,9] is shadowed
+	// and the trigger uses the v0–v3 plugin wrapper.
+	w, env = e.do(t, "POST", PathRegenerate, `{"session":"sL","target":{"messageId":"la1"}}`)
+	wantValue(t, w, env, `{"seq":14,"shadowedSeqs":[13,1,7,9],"triggerId":"tavern-core-message-editor:trigger:14"}`)
+	ev = lastEvent(t, s)
+	if jsonOf(ev["surfaceOp"]) != `{"end":9,"op":"replace","start":13}` || jsonOf(ev["sourceEventSeqs"]) != `[13,1,7,9]` {
+		t.Fatalf("v%d regenerate wrote %s", v, jsonOf(ev))
+	}
+	if len(a.followups) != 1 {
+		t.Fatalf("v%d followups %d", v, len(a.followups))
+	}
+	var trig map[string]any
+	json.Unmarshal(a.followups[0], &trig)
+	if jsonOf(trig["source"]) != `{"kind":"plugin","plugin":"tavern-core-message-editor"}` {
+		t.Fatalf("v%d trigger %s", v, a.followups[0])
+	}
+	// The harness delivers it: the wake settles and the trigger row hides.
+	s.appendRaw(t, `{"type":"turn/start","data":{"turn":2}}`)
+	s.appendRaw(t, `{"type":"user/message","data":`+string(a.followups[0])+`,"surfaceOp":"append"}`)
+	_, env = e.do(t, "GET", PathState+"?session=sL", "")
+	var st struct {
+		FormatVersion int   `json:"formatVersion"`
+		WakePending   bool  `json:"wakePending"`
+		HiddenSeqs    []int `json:"hiddenSeqs"`
+	}
+	json.Unmarshal(env.Value, &st)
+	if st.FormatVersion != v || st.WakePending || jsonOf(st.HiddenSeqs) != `[1,7,9,16]` {
+		t.Fatalf("v%d state %s", v, env.Value)
 	}
 }
 
