@@ -173,7 +173,9 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
     const style = doc.createElement('style');
     style.id = STYLE_ID;
     // Spacers are flex items of SillyTavern's column-flex #chat: they must not
-    // shrink, or the scroll height would lie.
+    // shrink, or the scroll height would lie. The chat surface's own default
+    // says the same at zero specificity (chat-surface-dom.js, spacerDefaults);
+    // this rule's id selector holds against a theme's rules for #chat's children.
     style.textContent = '#chat > tt-chat-spacer { display: block; flex: none; }';
     doc.head.append(style);
   }

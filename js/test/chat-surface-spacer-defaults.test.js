@@ -1,0 +1,47 @@
+// The spacers' default style (C74, docs/decisions.md): one zero-specificity
+// rule per document, added when the first spacer is made. Its own file: the
+// default is added once per document per process, and these tests need the
+// first time. A page whose sheet list refuses the write (a throwing setter)
+// keeps its own CSS in charge, and the host works on as if it had none.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { makeRoot, frames, formatMessage, materializer, messages } from './chat-surface-fixture.js';
+import { installChatSurfaceApi, createChatSurfaceHost } from '../chat-surface.js';
+
+installChatSurfaceApi(globalThis, { managed: true });
+
+async function open(chat) {
+  const root = makeRoot({ height: 500 });
+  const sched = frames();
+  const host = createChatSurfaceHost({ root, getMessages: () => chat, materialize: materializer(), formatMessage, emit() {}, ...sched });
+  const opened = host.open();
+  sched.flush();
+  await opened;
+  sched.flush();
+  return { root, sched, host };
+}
+
+test('C74 hostile host: a document whose sheets throw still opens, jumps and disposes; the default is tried once', async () => {
+  let writes = 0;
+  const boom = new Error('no sheets here');
+  // (happy-dom's own getComputedStyle reads the list, so only a write throws)
+  Object.defineProperty(document, 'adoptedStyleSheets', { configurable: true, get: () => [], set() { writes++; throw boom; } });
+  try {
+    const chat = messages(400);
+    const x = await open(chat);
+    assert.equal(x.host.snapshot().state, 'settled');
+    assert.ok(x.root.querySelector(':scope > tt-chat-spacer[data-tt-chat-spacer="top"]'));
+    assert.equal(x.host.jumpToMessage(200).getAttribute('mesid'), '200');
+    x.sched.flush();
+    assert.equal(x.host.snapshot().fault, null);
+    assert.equal(writes, 1, 'tried once for the document, not per spacer');
+    x.host.dispose();
+    x.root.remove();
+    const y = await open(chat); // the next host works too
+    assert.equal(y.host.snapshot().state, 'settled');
+    y.host.dispose();
+    y.root.remove();
+  } finally {
+    delete document.adoptedStyleSheets;
+  }
+});
