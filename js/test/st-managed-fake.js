@@ -35,7 +35,7 @@ export function makeMessages(n, { htmlEvery = 0 } = {}) {
 export function makeST({ count = 100, htmlEvery = 0, height = 1000, size = () => 100 } = {}) {
   const root = makeRoot({ height, size });
   const chat = makeMessages(count, { htmlEvery });
-  const calls = { render: 0, decorate: 0, refreshSwipes: 0, tagMessages: [], stylePins: 0, editArrows: 0, emits: [] };
+  const calls = { render: 0, decorate: 0, refreshSwipes: 0, tagMessages: [], stylePins: 0, editArrows: 0, emits: [], restored: [], editorsLost: [] };
   const flags = { generating: false, swiping: false, autoScroll: true, chatId: 'chat-a' };
 
   function renderMessage(m, mesid) {
@@ -79,6 +79,8 @@ export function makeST({ count = 100, htmlEvery = 0, height = 1000, size = () =>
     editArrows: () => { calls.editArrows++; },
     busy: (mesid) => mesid === chat.length - 1 && (flags.generating || flags.swiping),
     autoScroll: () => flags.autoScroll,
+    restoreView: (el, m, mesid) => { calls.restored.push(mesid); },
+    editorLost: (mesid) => { calls.editorsLost.push(mesid); },
     emit: (...a) => { calls.emits.push(a); },
   };
 

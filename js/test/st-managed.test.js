@@ -491,6 +491,127 @@ test('runtimes stay within the admission budget while scrolling a dense chat; re
   assert.equal(c.host.getFault(), null);
 });
 
+// Helper-found (2026-12-05): with an editor open far up, a new message, a
+// copy or the end button moved the view to the end, which unmounted the
+// message being edited: the typed text was gone and SillyTavern still took
+// the message for being edited (its next edit "saved" the message from its
+// displayed text, markdown lost, or threw for a message with no element).
+test('C96: with an editor open far up, a new last message does not take the view to the end; the end button refuses; the editor stays', async (t) => {
+  const s = await opened(t, { count: 1000 });
+  const { T, c, sched } = s;
+  c.jumpToMessage(500);
+  sched.flush();
+  const ta = T.messageEdit(500);
+  ta.value = 'typed, not saved';
+  await tick();
+  sched.flush();
+  assert.equal(c.host.snapshot().projectionHeld, true);
+  const m = { name: 'User', is_user: true, mes: 'sent while editing', extra: {} };
+  T.chat.push(m);
+  T.addOneMessage(m);
+  await tick();
+  sched.flush();
+  assert.equal(c.host.getFault(), null);
+  assert.equal(T.find(500)?.querySelector('.edit_textarea'), ta, 'the editor and its text stay mounted');
+  assert.equal(ta.value, 'typed, not saved');
+  assert.equal(mesids(T.root).at(-1), 1000, 'the new message is the tail root');
+  assert.equal(c.host.snapshot().followingTail, false);
+  assert.equal(c.scrollToEnd(), false, 'the end would unmount the editor: refused');
+  sched.flush();
+  assert.equal(T.find(500)?.querySelector('.edit_textarea'), ta);
+  assert.deepEqual(T.calls.editorsLost, []);
+  T.messageEditDone(500);
+  await tick();
+  sched.flush();
+  assert.equal(c.scrollToEnd(), true, 'once the edit is saved, the end is reachable');
+  sched.flush();
+  assert.equal(c.host.snapshot().followingTail, true);
+  assert.equal(T.find(500), null);
+  assertConsistent(T);
+});
+
+test('a message inserted above the last one (the editor\'s "copy", /sendas at=) does not scroll to the end, as in vanilla', async (t) => {
+  const s = await opened(t, { count: 1000 });
+  const { T, c, sched } = s;
+  c.jumpToMessage(500);
+  sched.flush();
+  const ta = T.messageEdit(500);
+  await tick();
+  sched.flush();
+  const clone = { ...T.chat[500], mes: 'the copy', extra: {} };
+  T.chat.splice(501, 0, clone);
+  T.addOneMessageAfter(clone, 500);
+  T.updateViewMessageIds();
+  await tick();
+  sched.flush();
+  assert.equal(c.host.getFault(), null);
+  assert.equal(T.find(500)?.querySelector('.edit_textarea'), ta, 'still editing 500');
+  assert.equal(T.find(501)?.querySelector('.mes_text p')?.textContent, 'the copy');
+  assert.equal(c.host.snapshot().followingTail, false);
+  assert.deepEqual(T.calls.editorsLost, []);
+  // With no editor, an insertion above the tail does not move the view either.
+  T.messageEditDone(500);
+  await tick();
+  sched.flush();
+  const top = T.root.scrollTop;
+  const other = { name: 'Char', is_user: false, mes: 'inserted', extra: {} };
+  T.chat.splice(502, 0, other);
+  T.addOneMessageAfter(other, 501);
+  T.updateViewMessageIds();
+  await tick();
+  sched.flush();
+  assert.equal(c.host.snapshot().followingTail, false);
+  assert.ok(Math.abs(T.root.scrollTop - top) < 300, `the view stayed (${top} → ${T.root.scrollTop})`);
+  assertConsistent(T);
+});
+
+test('an editor whose message is remounted anyway (its mesid changed) ends SillyTavern\'s edit and says so', async (t) => {
+  const s = await opened(t, { count: 1000 });
+  const { T, c, sched } = s;
+  c.jumpToMessage(500);
+  sched.flush();
+  const edited = T.chat[500];
+  T.messageEdit(500);
+  await tick();
+  sched.flush();
+  // chat[] changed with no DOM write: a message inserted far above.
+  T.chat.splice(10, 0, { name: 'Char', is_user: false, mes: 'inserted above', extra: {} });
+  c.sync();
+  sched.flush();
+  assert.equal(c.host.getFault(), null);
+  assert.equal(T.root.querySelector('.edit_textarea'), null, 'the remounted message has no editor');
+  assert.deepEqual(T.calls.editorsLost, [T.chat.indexOf(edited)]);
+  assert.equal(c.host.snapshot().projectionHeld, false);
+  assert.equal(c.stats.editorsLost, 1);
+  // A deleted message's editor needs nothing: SillyTavern ends that edit itself.
+  T.messageEdit(501);
+  await tick();
+  sched.flush();
+  assert.equal(T.deleteMessage(501), true);
+  await tick();
+  sched.flush();
+  assert.deepEqual(T.calls.editorsLost, [501]);
+  assertConsistent(T);
+});
+
+test('every message the controller renders afresh passes through restoreView (view-state.js); adopted ones do not', async (t) => {
+  const s = await opened(t, { count: 300 });
+  const { T, c, sched } = s;
+  T.calls.restored.length = 0;
+  c.jumpToMessage(100);
+  sched.flush();
+  const ids = mesids(T.root).filter((i) => i !== 299);
+  assert.ok(ids.length > 5);
+  for (const i of ids) assert.ok(T.calls.restored.includes(i), `message ${i} restored`);
+  const m = { name: 'User', is_user: true, mes: 'appended', extra: {} };
+  T.chat.push(m);
+  T.calls.restored.length = 0;
+  T.addOneMessage(m);
+  await tick();
+  sched.flush();
+  assert.ok(!T.calls.restored.includes(300), 'SillyTavern\'s own element is adopted as it is');
+});
+
 test('pinned settings read as managed mode needs; the user\'s values are what is saved', () => {
   const power_user = { chat_truncation: 100, auto_scroll_chat_to_bottom: true, other: 1 };
   const { saved, restore } = pinSettings(power_user);

@@ -96,7 +96,7 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
   let resumeArmed = false; // a clear that CHAT_CHANGED has not followed yet (clear())
   let resumeId = 0;
   const stats = { absorbed: 0, undone: 0, adopted: 0, rendered: 0, contentUpdates: 0, transients: 0, finishes: 0,
-    resyncs: 0, clears: 0, resumes: 0, opens: 0, maxMes: 0, lastError: null, layoutRefreshes: 0, recoveries: 0,
+    resyncs: 0, clears: 0, resumes: 0, opens: 0, maxMes: 0, lastError: null, layoutRefreshes: 0, recoveries: 0, editorsLost: 0,
     // Where time goes (performance.now): SillyTavern's renderer, the fix-ups
     // after host writes, and host frames in total.
     renderMs: 0, frameMs: 0, fixupMs: 0, frames: 0 };
@@ -226,6 +226,7 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
     } else {
       const t = now();
       el = st.renderMessage(message, mesid);
+      st.restoreView(el, message, mesid); // what vanilla's one element per message would still show (view-state.js)
       stats.rendered++;
       stats.renderMs += now() - t;
     }
@@ -428,9 +429,17 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
       // A new message SillyTavern is still writing mounts as transient (C56).
       const tail = chat.length - 1;
       const grew = chat.length > mirror.count;
+      const oldTail = mirror.objs.at(-1);
       if (tail >= 0 && st.busy(tail, null) && !transient.has(chat[tail])) markTransient(tail);
       call(() => (replace.length ? h.render({ replace }) : h.render()));
-      if (grew && mirror.objs.at(-1) === chat[tail] && st.autoScroll()) call(() => h.scrollToEnd());
+      // A new last message scrolls to the end, as vanilla's addOneMessage
+      // does; a message inserted above it (a copy, /sendas at=) does not.
+      // Nor does anything while an editor is open: the end would unmount the
+      // message being edited, and the user's text with it (vanilla keeps
+      // every message it scrolls past). The end button shows instead.
+      if (grew && chat[tail] !== oldTail && mirror.objs.at(-1) === chat[tail] && st.autoScroll() && !editorWouldLeave()) {
+        call(() => h.scrollToEnd());
+      }
       if (Number.isFinite(prepended) && !held && prepended < chat.length) call(() => h.jumpToMessage(prepended));
     }
     for (const [rr, saved] of stContent) {
@@ -548,12 +557,54 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
       const rr = mirror.els[k];
       if (rr.querySelector(EDITOR) === null && !st.busy(mirror.mesids[k], rr)) finish(mirror.mesids[k], obj);
     }
-    const h = root.querySelector(`:scope > .mes :is(${EDITOR})`) !== null;
+    const edRoot = editorRoot();
+    const h = edRoot !== null;
     if (h !== held) {
       held = h;
       call(() => host.setProjectionHeld(h));
     }
+    editorLost(edRoot);
     poll();
+  }
+
+  // The mounted root holding an open editor, or null.
+  function editorRoot() {
+    const ed = root.querySelector(`:scope > .mes :is(${EDITOR})`);
+    if (ed === null) return null;
+    let el = ed;
+    while (el.parentNode !== root) el = el.parentNode;
+    return el;
+  }
+
+  // Whether the end would take the view away from an open editor: the end
+  // mounts the last message with the window above it, so only an editor on
+  // the last message is sure to stay.
+  function editorWouldLeave() {
+    const el = editorRoot();
+    return el !== null && Number(el.getAttribute('mesid')) !== st.chat().length - 1;
+  }
+
+  // SillyTavern's message editor is one page-wide state (the message being
+  // edited) over that message's element. If the element leaves the DOM while
+  // the message stays in chat[] (the host remounted it under a new mesid, or
+  // a commit this controller could not hold moved the window away), the
+  // editor is gone, but SillyTavern would still take the message for being
+  // edited: its next edit "saved" it from whatever its element then showed
+  // (markdown lost), or threw for a message with no element. So the edit is
+  // ended for it, as its cancel would, and the user is told. A deleted
+  // message needs nothing: SillyTavern ends the edit itself.
+  let editing = null; // { el, obj, text: whether SillyTavern's message editor (not the reasoning's) was open }
+  function editorLost(edRoot) {
+    const was = editing;
+    editing = null;
+    if (edRoot !== null) {
+      editing = { el: edRoot, obj: st.chat()[Number(edRoot.getAttribute('mesid'))], text: edRoot.querySelector('.edit_textarea') !== null };
+    }
+    if (was === null || was.el === edRoot || was.el.isConnected || !was.text) return;
+    const mesid = st.chat().indexOf(was.obj);
+    if (mesid < 0) return;
+    stats.editorsLost++;
+    st.editorLost(mesid);
   }
 
   // A swipe or a generation can end without writing #chat; while a message
@@ -650,6 +701,7 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
     transient.clear();
     adopt.clear();
     held = false;
+    editing = null;
     if (host !== null) {
       try {
         call(() => host.resetEpoch()); // throws a participant fault (C107): the caller reports it
@@ -728,7 +780,16 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
     /** Absorb pending writes now (SillyTavern events call this). */
     sync,
     jumpToMessage(mesid) { sync(); return call(() => ensureHost().jumpToMessage(mesid)); },
-    scrollToEnd() { sync(); call(() => ensureHost().scrollToEnd()); },
+    /**
+     * To the end of the chat, following it; false (and nothing moves) while
+     * an open editor would leave the view (C96's hold, as jumpToMessage's).
+     */
+    scrollToEnd() {
+      sync();
+      if (state === 'open' && editorWouldLeave()) return false;
+      call(() => ensureHost().scrollToEnd());
+      return true;
+    },
     refreshLayout,
     get host() { return host; },
     get state() { return state; },

@@ -11,6 +11,7 @@ import { ARGUMENT_TYPE, SlashCommandArgument } from '../../../../slash-commands/
 import { flashHighlight, stringToRange } from '../../../../utils.js';
 import { ReasoningHandler } from '../../../../reasoning.js';
 import { pinSettings } from './pinned-settings.js';
+import { createViewState } from './view-state.js';
 import { extensionNames, extension_settings, getExtensionManifest } from '../../../../extensions.js';
 
 /**
@@ -26,8 +27,18 @@ export function startManagedMode({ api, createHost, startExtensions, runtimeLimi
     if (recovering) globalThis.toastr?.warning(String(e?.message ?? e), 'tavern-core: the bounded chat reopened after a content processor failed', { timeOut: 10000 });
     else globalThis.toastr?.error(String(e?.message ?? e), 'tavern-core: the bounded chat stopped', { timeOut: 10000 });
   };
+  const view = createViewState({ root, chat: st.chat });
   const chat = createManagedChat({
-    st: { ...st, autoScroll: () => pins.saved.auto_scroll_chat_to_bottom === true },
+    st: {
+      ...st,
+      restoreView: view.restore,
+      autoScroll: () => pins.saved.auto_scroll_chat_to_bottom === true,
+      editorLost: (mesid) => {
+        st.endEdit();
+        globalThis.toastr?.warning(`The editor of message ${mesid} closed when the message left the view; its unsaved text is lost.`,
+          'tavern-core', { timeOut: 10000 });
+      },
+    },
     root, api, createHost, runtimeLimit, onFault: report,
   });
   const state = { chat, userSettings: pins.saved, startup: 'pending', startupError: null };
@@ -116,6 +127,8 @@ export function startManagedMode({ api, createHost, startExtensions, runtimeLimi
   eventSource.on(event_types.APP_READY, () => mountTargetsFirst(chat, root, managing));
   redrawsOfUnmountedMessagesDoNothing(managing);
   blockEditMoves(root, managing);
+  editLastUserMessageAnywhere(chat, managing);
+  showSavedTruncation(pins.saved);
   return state;
 }
 
@@ -225,7 +238,11 @@ function installEndButton(chat, root) {
   Object.assign(button.style, { position: 'fixed', zIndex: '31', padding: '8px', borderRadius: '50%', cursor: 'pointer',
     background: 'var(--SmartThemeBlurTintColor)', opacity: '0.85', display: 'none' });
   document.body.append(button);
-  const go = () => { chat.scrollToEnd(); update(); };
+  const LEAVE_EDITOR = 'Save or cancel the edit first: the end of the chat would take the message you are editing out of view.';
+  const go = () => {
+    if (!chat.scrollToEnd()) globalThis.toastr?.info(LEAVE_EDITOR, 'tavern-core');
+    update();
+  };
   button.addEventListener('click', go);
   button.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') go(); });
   let frame = 0;
@@ -258,6 +275,49 @@ function blockEditMoves(root, managing) {
     globalThis.toastr?.info('Moving a message while editing it is not available in tavern-core\'s managed mode. ' +
       'Save the edit first; to reorder messages, turn managed mode off in the tavern-core settings.', 'tavern-core');
   }, true);
+}
+
+// Ctrl+Up in the empty chat bar edits the last user message: SillyTavern's
+// hotkey (RossAscends-mods.js) clicks the edit button of the last
+// div[is_user="true"] in the page. Here that message need not be mounted
+// (the window can be anywhere above the end), and the hotkey edited the
+// last user message of the window instead. So the message is mounted first,
+// as /chat-jump would, before SillyTavern's handler (on the document) runs.
+function editLastUserMessageAnywhere(chat, managing) {
+  const bar = () => document.getElementById('send_textarea');
+  window.addEventListener('keydown', (e) => {
+    if (!e.ctrlKey || e.key !== 'ArrowUp' || !managing()) return;
+    const b = bar();
+    if (b === null || document.activeElement !== b || b.value !== '') return;
+    // SillyTavern's hotkey also waits for the last message's swipe arrows (no
+    // generation or edit under way) unless that message is a system one.
+    const swipes = document.querySelectorAll('.swipe_right');
+    const idle = (swipes.length > 0 && getComputedStyle(swipes[swipes.length - 1]).display === 'flex') ||
+      document.querySelector('.last_mes')?.getAttribute('is_system') === 'true';
+    if (!idle) return;
+    const messages = st.chat();
+    let i = messages.length - 1;
+    while (i >= 0 && messages[i]?.is_user !== true) i--;
+    if (i < 0 || document.querySelector(`#chat > .mes[mesid="${i}"]`) !== null) return;
+    try {
+      chat.jumpToMessage(i);
+    } catch (err) { // an open editor holds the window (C96): SillyTavern's hotkey finds what is mounted
+      console.warn('[tavern-core] managed #chat: Ctrl+Up could not bring the last user message into view:', err);
+    }
+  }, true);
+}
+
+// The "# of messages to load" slider writes chat_truncation and shows what
+// it reads back, which managed mode pins to 1 (pinned-settings.js): the
+// number beside the slider showed 1 whatever the user chose. The user's
+// value is what is saved, so that is what the number shows.
+function showSavedTruncation(saved) {
+  const slider = document.getElementById('chat_truncation');
+  const counter = () => document.getElementById('chat_truncation_counter');
+  slider?.addEventListener('input', () => {
+    const c = counter();
+    if (c !== null) c.value = String(saved.chat_truncation);
+  });
 }
 
 // /chat-jump scrolls to a message; vanilla first renders every message from

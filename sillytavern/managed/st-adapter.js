@@ -5,6 +5,7 @@
 import {
   chat, eventSource, event_types, getCurrentChatId, messageFormatting, updateMessageElement, addCopyToCodeBlocks,
   refreshSwipeButtons, updateEditArrowClasses, isGenerating, swipeState, streamingProcessor, printMessages,
+  setEditedMessageId, showSwipeButtons,
 } from '../../../../../script.js';
 import { power_user, applyStylePins } from '../../../../power-user.js';
 import { applyCharacterTagsToMessageDivs } from '../../../../tags.js';
@@ -26,6 +27,12 @@ export const st = {
   refreshSwipes: () => refreshSwipeButtons(false, false),
   stylePins: () => applyStylePins(),
   editArrows: () => updateEditArrowClasses(),
+  // Ends SillyTavern's message edit whose element is gone, as its cancel
+  // would (messageEditCancel) minus the redraw.
+  endEdit: () => {
+    setEditedMessageId(undefined);
+    showSwipeButtons();
+  },
   // SillyTavern is still writing the last message: a reply is being
   // generated or streamed, or a swipe is animating. Never the user's own
   // message (the last one while the reply is requested, before its

@@ -707,6 +707,152 @@ test('/del, /cut, /reasoning-set and updateMessageBlock on a message between the
   assert.equal(await page.evaluate(() => globalThis.__tavernCoreExtension.managed.chat.state), 'open');
 });
 
+// Found by a tester (2026-12-05): with SillyTavern's editor open far up, a
+// new message (a send, /sys), the "to the end" button or the editor's own
+// "copy" moved the view to the end, unmounting the message being edited:
+// the typed text was gone, and SillyTavern, still taking that message for
+// being edited, "saved" it from its displayed text at the next pencil
+// click (markdown lost) or threw a TypeError when it was not mounted.
+test('an editor open far up stays open with its text while messages arrive and "to the end" is pressed (C96)', async () => {
+  await openChat(page, LONG);
+  const settled = () => page.waitForFunction(() => globalThis.__tavernCoreExtension.managed.chat.host.snapshot().state === 'settled', null, { timeout: 20000 });
+  await settled();
+  const run = (c) => page.evaluate((c) => globalThis.SillyTavern.getContext().executeSlashCommandsWithOptions(c), c);
+  // A message with markdown to lose, far from the end.
+  const M = await page.evaluate(() => globalThis.SillyTavern.getContext().chat.findIndex((m, i) => i >= 5000 && /\*/.test(m.mes)));
+  assert.ok(M >= 5000 && M < 6000, `message ${M}`);
+  await run(`/chat-jump ${M}`);
+  await settled();
+  const orig = await page.evaluate((M) => globalThis.SillyTavern.getContext().chat[M].mes, M);
+  await clickIn(page, M, '.mes_edit');
+  await page.waitForSelector('#curEditTextarea');
+  await page.fill('#curEditTextarea', `${orig} (typed)`);
+  const n = await chatLength();
+  await run('/sys A narrator line, sent while editing.');
+  await page.waitForFunction((n) => globalThis.SillyTavern.getContext().chat.length === n + 1, n);
+  await page.waitForTimeout(500);
+  const editor = () => page.evaluate(() => {
+    const ta = document.querySelector('#curEditTextarea');
+    return ta === null ? null : { mesid: ta.closest('#chat > .mes')?.getAttribute('mesid'), value: ta.value };
+  });
+  assert.deepEqual(await editor(), { mesid: String(M), value: `${orig} (typed)` });
+  assert.equal((await domCount()).last, String(n), 'the new message is the tail');
+  await page.waitForSelector('#tavern-core-to-end', { state: 'visible' });
+  await page.click('#tavern-core-to-end');
+  await page.waitForTimeout(500);
+  assert.deepEqual(await editor(), { mesid: String(M), value: `${orig} (typed)` }, 'the end button refused to leave the editor');
+  assert.equal((await snapshot()).held, true);
+  // SillyTavern's own next pencil click saves the open edit first, as in vanilla.
+  await clickIn(page, M + 1, '.mes_edit');
+  await page.waitForFunction((M) => document.querySelector('#curEditTextarea')?.closest('#chat > .mes')?.getAttribute('mesid') === String(M + 1), M);
+  assert.equal(await page.evaluate((M) => globalThis.SillyTavern.getContext().chat[M].mes, M), `${orig} (typed)`);
+  await clickIn(page, M + 1, '.mes_edit_cancel');
+  await page.waitForFunction(() => document.querySelector('#curEditTextarea') === null);
+  await page.click('#tavern-core-to-end');
+  await page.waitForFunction(() => globalThis.__tavernCoreExtension.managed.chat.host.snapshot().followingTail === true);
+  assert.equal((await snapshot()).fault, null);
+});
+
+test('an editor whose message is remounted under a new mesid (/sendas at= above it) is ended cleanly: the next edit works', async () => {
+  const settled = () => page.waitForFunction(() => globalThis.__tavernCoreExtension.managed.chat.host.snapshot().state === 'settled', null, { timeout: 20000 });
+  const run = (c) => page.evaluate((c) => globalThis.SillyTavern.getContext().executeSlashCommandsWithOptions(c), c);
+  const M = 4000;
+  await run(`/chat-jump ${M}`);
+  await settled();
+  const orig = await page.evaluate((M) => globalThis.SillyTavern.getContext().chat[M].mes, M);
+  await clickIn(page, M, '.mes_edit');
+  await page.waitForSelector('#curEditTextarea');
+  await run(`/sendas name=Bram at=10 Inserted far above.`);
+  await page.waitForFunction(() => document.querySelector('#curEditTextarea') === null && !globalThis.__tavernCoreExtension.managed.chat.host.snapshot().projectionHeld);
+  assert.equal(await page.evaluate(() => globalThis.__tavernCoreExtension.managed.chat.stats.editorsLost), 1);
+  // SillyTavern no longer takes the message for being edited: the next pencil
+  // click edits its own message, and nothing is "saved" from a display.
+  const other = await page.evaluate(() => Number(document.querySelector('#chat > .mes:not(.last_mes)').getAttribute('mesid')));
+  await clickIn(page, other, '.mes_edit');
+  await page.waitForFunction((id) => document.querySelector('#curEditTextarea')?.closest('#chat > .mes')?.getAttribute('mesid') === String(id), other);
+  await clickIn(page, other, '.mes_edit_cancel');
+  await page.waitForFunction(() => document.querySelector('#curEditTextarea') === null);
+  assert.equal(await page.evaluate((M) => globalThis.SillyTavern.getContext().chat[M + 1].mes, M), orig, 'the edited message is unchanged');
+  assert.equal((await snapshot()).fault, null);
+});
+
+test('delete mode: messages mounted while it is on can be selected, and the selection shows on every mounted message after it', async () => {
+  const settled = () => page.waitForFunction(() => globalThis.__tavernCoreExtension.managed.chat.host.snapshot().state === 'settled', null, { timeout: 20000 });
+  const run = (c) => page.evaluate((c) => globalThis.SillyTavern.getContext().executeSlashCommandsWithOptions(c), c);
+  await run('/chat-jump 3000');
+  await settled();
+  await page.click('#options_button');
+  await page.click('#option_delete_mes');
+  await page.waitForSelector('#dialogue_del_mes', { state: 'visible' });
+  const marks = () => page.evaluate(() => [...document.querySelectorAll('#chat > .mes')].map((e) => ({
+    id: Number(e.getAttribute('mesid')), box: getComputedStyle(e.querySelector('.del_checkbox')).display !== 'none',
+    selected: e.classList.contains('selected'), checked: e.querySelector('.del_checkbox').checked,
+  })));
+  await page.evaluate(() => document.querySelector('#chat > .mes[mesid="3002"]').click());
+  const scrollBy = async (dy) => {
+    await page.evaluate((dy) => { document.getElementById('chat').scrollTop += dy; }, dy);
+    await page.waitForTimeout(600);
+    await settled();
+  };
+  await scrollBy(-8000);
+  let seen = await marks();
+  assert.ok(seen.every((m) => m.box), `every mounted message shows its checkbox: ${JSON.stringify(seen)}`);
+  assert.ok(!seen.some((m) => m.id < 3002 && m.selected));
+  await scrollBy(8000);
+  seen = (await marks()).filter((m) => m.id >= 3002);
+  assert.ok(seen.length > 1 && seen.every((m) => m.selected && m.checked && m.box), JSON.stringify(seen));
+  // A message that mounted only after delete mode began is selectable.
+  await scrollBy(-8000);
+  const picked = await page.evaluate(() => {
+    const els = [...document.querySelectorAll('#chat > .mes')].filter((e) => !e.classList.contains('last_mes'));
+    const e = els[Math.floor(els.length / 2)];
+    e.click();
+    return Number(e.getAttribute('mesid'));
+  });
+  assert.ok(picked < 2990, `picked ${picked}`);
+  seen = await marks();
+  assert.ok(seen.filter((m) => m.id >= picked).every((m) => m.selected), JSON.stringify(seen));
+  assert.ok(seen.filter((m) => m.id < picked).every((m) => !m.selected));
+  // Cancel: nothing deleted, and later mounts show no checkbox.
+  const n = await chatLength();
+  await page.click('#dialogue_del_mes_cancel');
+  await scrollBy(-8000);
+  seen = await marks();
+  assert.ok(seen.every((m) => !m.box && !m.selected), JSON.stringify(seen));
+  assert.equal(await chatLength(), n);
+  assert.equal((await snapshot()).fault, null);
+});
+
+test('Ctrl+Up in the empty chat bar edits the chat\'s last user message while reading far up, as in vanilla', async () => {
+  const settled = () => page.waitForFunction(() => globalThis.__tavernCoreExtension.managed.chat.host.snapshot().state === 'settled', null, { timeout: 20000 });
+  const run = (c) => page.evaluate((c) => globalThis.SillyTavern.getContext().executeSlashCommandsWithOptions(c), c);
+  await run('/chat-jump 2000');
+  await settled();
+  const lastUser = await page.evaluate(() => globalThis.SillyTavern.getContext().chat.findLastIndex((m) => m.is_user));
+  assert.equal(await page.evaluate((i) => document.querySelector(`#chat > .mes[mesid="${i}"]`) === null, lastUser), true,
+    'the last user message is not mounted');
+  await page.fill('#send_textarea', '');
+  await page.focus('#send_textarea');
+  await page.keyboard.press('Control+ArrowUp');
+  await page.waitForSelector('#curEditTextarea');
+  assert.equal(await page.evaluate(() => document.querySelector('#curEditTextarea').closest('#chat > .mes').getAttribute('mesid')), String(lastUser));
+  await clickIn(page, lastUser, '.mes_edit_cancel');
+  await page.waitForFunction(() => document.querySelector('#curEditTextarea') === null);
+  assert.equal((await snapshot()).fault, null);
+});
+
+test('the "# of messages to load" slider shows the value it saves, not the one managed mode pins', async () => {
+  const shown = await page.evaluate(() => {
+    const slider = document.getElementById('chat_truncation');
+    slider.value = '60';
+    slider.dispatchEvent(new Event('input', { bubbles: true }));
+    return { counter: document.getElementById('chat_truncation_counter').value,
+      saved: globalThis.__tavernCoreExtension.managed.userSettings.chat_truncation,
+      pinned: globalThis.SillyTavern.getContext().powerUserSettings.chat_truncation };
+  });
+  assert.deepEqual(shown, { counter: '60', saved: 60, pinned: 1 });
+});
+
 // A participant fault is permanent for the page (C23): every later
 // resetEpoch rethrows it (C108), so no bounded epoch opens again. With the
 // settings still pinned, SillyTavern showed every later chat as its last
