@@ -707,6 +707,10 @@ test('/del, /cut, /reasoning-set and updateMessageBlock on a message between the
   assert.equal(await page.evaluate(() => globalThis.__tavernCoreExtension.managed.chat.state), 'open');
 });
 
+// The view settled (the host's state), and a slash command run as typed.
+const settledView = () => page.waitForFunction(() => globalThis.__tavernCoreExtension.managed.chat.host.snapshot().state === 'settled', null, { timeout: 20000 });
+const slash = (c) => page.evaluate((c) => globalThis.SillyTavern.getContext().executeSlashCommandsWithOptions(c), c);
+
 // Found by a tester (2026-12-05): with SillyTavern's editor open far up, a
 // new message (a send, /sys), the "to the end" button or the editor's own
 // "copy" moved the view to the end, unmounting the message being edited:
@@ -715,20 +719,18 @@ test('/del, /cut, /reasoning-set and updateMessageBlock on a message between the
 // click (markdown lost) or threw a TypeError when it was not mounted.
 test('an editor open far up stays open with its text while messages arrive and "to the end" is pressed (C96)', async () => {
   await openChat(page, LONG);
-  const settled = () => page.waitForFunction(() => globalThis.__tavernCoreExtension.managed.chat.host.snapshot().state === 'settled', null, { timeout: 20000 });
-  await settled();
-  const run = (c) => page.evaluate((c) => globalThis.SillyTavern.getContext().executeSlashCommandsWithOptions(c), c);
+  await settledView();
   // A message with markdown to lose, far from the end.
   const M = await page.evaluate(() => globalThis.SillyTavern.getContext().chat.findIndex((m, i) => i >= 5000 && /\*/.test(m.mes)));
   assert.ok(M >= 5000 && M < 6000, `message ${M}`);
-  await run(`/chat-jump ${M}`);
-  await settled();
+  await slash(`/chat-jump ${M}`);
+  await settledView();
   const orig = await page.evaluate((M) => globalThis.SillyTavern.getContext().chat[M].mes, M);
   await clickIn(page, M, '.mes_edit');
   await page.waitForSelector('#curEditTextarea');
   await page.fill('#curEditTextarea', `${orig} (typed)`);
   const n = await chatLength();
-  await run('/sys A narrator line, sent while editing.');
+  await slash('/sys A narrator line, sent while editing.');
   await page.waitForFunction((n) => globalThis.SillyTavern.getContext().chat.length === n + 1, n);
   await page.waitForTimeout(500);
   const editor = () => page.evaluate(() => {
@@ -754,15 +756,13 @@ test('an editor open far up stays open with its text while messages arrive and "
 });
 
 test('an editor whose message is remounted under a new mesid (/sendas at= above it) is ended cleanly: the next edit works', async () => {
-  const settled = () => page.waitForFunction(() => globalThis.__tavernCoreExtension.managed.chat.host.snapshot().state === 'settled', null, { timeout: 20000 });
-  const run = (c) => page.evaluate((c) => globalThis.SillyTavern.getContext().executeSlashCommandsWithOptions(c), c);
   const M = 4000;
-  await run(`/chat-jump ${M}`);
-  await settled();
+  await slash(`/chat-jump ${M}`);
+  await settledView();
   const orig = await page.evaluate((M) => globalThis.SillyTavern.getContext().chat[M].mes, M);
   await clickIn(page, M, '.mes_edit');
   await page.waitForSelector('#curEditTextarea');
-  await run(`/sendas name=Bram at=10 Inserted far above.`);
+  await slash(`/sendas name=Bram at=10 Inserted far above.`);
   await page.waitForFunction(() => document.querySelector('#curEditTextarea') === null && !globalThis.__tavernCoreExtension.managed.chat.host.snapshot().projectionHeld);
   assert.equal(await page.evaluate(() => globalThis.__tavernCoreExtension.managed.chat.stats.editorsLost), 1);
   // SillyTavern no longer takes the message for being edited: the next pencil
@@ -777,10 +777,8 @@ test('an editor whose message is remounted under a new mesid (/sendas at= above 
 });
 
 test('delete mode: messages mounted while it is on can be selected, and the selection shows on every mounted message after it', async () => {
-  const settled = () => page.waitForFunction(() => globalThis.__tavernCoreExtension.managed.chat.host.snapshot().state === 'settled', null, { timeout: 20000 });
-  const run = (c) => page.evaluate((c) => globalThis.SillyTavern.getContext().executeSlashCommandsWithOptions(c), c);
-  await run('/chat-jump 3000');
-  await settled();
+  await slash('/chat-jump 3000');
+  await settledView();
   await page.click('#options_button');
   await page.click('#option_delete_mes');
   await page.waitForSelector('#dialogue_del_mes', { state: 'visible' });
@@ -792,7 +790,7 @@ test('delete mode: messages mounted while it is on can be selected, and the sele
   const scrollBy = async (dy) => {
     await page.evaluate((dy) => { document.getElementById('chat').scrollTop += dy; }, dy);
     await page.waitForTimeout(600);
-    await settled();
+    await settledView();
   };
   await scrollBy(-8000);
   let seen = await marks();
@@ -824,10 +822,8 @@ test('delete mode: messages mounted while it is on can be selected, and the sele
 });
 
 test('Ctrl+Up in the empty chat bar edits the chat\'s last user message while reading far up, as in vanilla', async () => {
-  const settled = () => page.waitForFunction(() => globalThis.__tavernCoreExtension.managed.chat.host.snapshot().state === 'settled', null, { timeout: 20000 });
-  const run = (c) => page.evaluate((c) => globalThis.SillyTavern.getContext().executeSlashCommandsWithOptions(c), c);
-  await run('/chat-jump 2000');
-  await settled();
+  await slash('/chat-jump 2000');
+  await settledView();
   const lastUser = await page.evaluate(() => globalThis.SillyTavern.getContext().chat.findLastIndex((m) => m.is_user));
   assert.equal(await page.evaluate((i) => document.querySelector(`#chat > .mes[mesid="${i}"]`) === null, lastUser), true,
     'the last user message is not mounted');
