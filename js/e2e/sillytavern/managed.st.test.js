@@ -755,27 +755,6 @@ test('an editor open far up stays open with its text while messages arrive and "
   assert.equal((await snapshot()).fault, null);
 });
 
-test('an editor whose message is remounted under a new mesid (/sendas at= above it) is ended cleanly: the next edit works', async () => {
-  const M = 4000;
-  await slash(`/chat-jump ${M}`);
-  await settledView();
-  const orig = await page.evaluate((M) => globalThis.SillyTavern.getContext().chat[M].mes, M);
-  await clickIn(page, M, '.mes_edit');
-  await page.waitForSelector('#curEditTextarea');
-  await slash(`/sendas name=Bram at=10 Inserted far above.`);
-  await page.waitForFunction(() => document.querySelector('#curEditTextarea') === null && !globalThis.__tavernCoreExtension.managed.chat.host.snapshot().projectionHeld);
-  assert.equal(await page.evaluate(() => globalThis.__tavernCoreExtension.managed.chat.stats.editorsLost), 1);
-  // SillyTavern no longer takes the message for being edited: the next pencil
-  // click edits its own message, and nothing is "saved" from a display.
-  const other = await page.evaluate(() => Number(document.querySelector('#chat > .mes:not(.last_mes)').getAttribute('mesid')));
-  await clickIn(page, other, '.mes_edit');
-  await page.waitForFunction((id) => document.querySelector('#curEditTextarea')?.closest('#chat > .mes')?.getAttribute('mesid') === String(id), other);
-  await clickIn(page, other, '.mes_edit_cancel');
-  await page.waitForFunction(() => document.querySelector('#curEditTextarea') === null);
-  assert.equal(await page.evaluate((M) => globalThis.SillyTavern.getContext().chat[M + 1].mes, M), orig, 'the edited message is unchanged');
-  assert.equal((await snapshot()).fault, null);
-});
-
 test('delete mode: messages mounted while it is on can be selected, and the selection shows on every mounted message after it', async () => {
   await slash('/chat-jump 3000');
   await settledView();
