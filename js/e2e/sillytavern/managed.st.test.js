@@ -755,6 +755,36 @@ test('an editor open far up stays open with its text while messages arrive and "
   assert.equal((await snapshot()).fault, null);
 });
 
+// /sendas at= splices the message into chat[], saves, tells MESSAGE_RECEIVED and
+// reloads the chat. Which of two paths ends the edit depends on timing: the
+// controller, absorbing MESSAGE_RECEIVED, remounts the edited message under its
+// new mesid and ends SillyTavern's edit itself (editorsLost 1); or the reload's
+// clearChat() gets there first and cancels the edit (editorsLost 0). What the
+// user sees must be the same either way, and that is what this checks. (The
+// controller's own ending is checked in js/test/st-managed.test.js.)
+test('an editor whose message is remounted under a new mesid (/sendas at= above it) is ended cleanly: the next edit works', async () => {
+  const M = 4000;
+  await slash(`/chat-jump ${M}`);
+  await settledView();
+  const orig = await page.evaluate((M) => globalThis.SillyTavern.getContext().chat[M].mes, M);
+  const lost = await page.evaluate(() => globalThis.__tavernCoreExtension.managed.chat.stats.editorsLost);
+  await clickIn(page, M, '.mes_edit');
+  await page.waitForSelector('#curEditTextarea');
+  await slash(`/sendas name=Bram at=10 Inserted far above.`);
+  await page.waitForFunction(() => document.querySelector('#curEditTextarea') === null && !globalThis.__tavernCoreExtension.managed.chat.host.snapshot().projectionHeld);
+  await settledView();
+  assert.ok(await page.evaluate(() => globalThis.__tavernCoreExtension.managed.chat.stats.editorsLost) - lost <= 1);
+  // SillyTavern no longer takes the message for being edited: the next pencil
+  // click edits its own message, and nothing is "saved" from a display.
+  const other = await page.evaluate(() => Number(document.querySelector('#chat > .mes:not(.last_mes)').getAttribute('mesid')));
+  await clickIn(page, other, '.mes_edit');
+  await page.waitForFunction((id) => document.querySelector('#curEditTextarea')?.closest('#chat > .mes')?.getAttribute('mesid') === String(id), other);
+  await clickIn(page, other, '.mes_edit_cancel');
+  await page.waitForFunction(() => document.querySelector('#curEditTextarea') === null);
+  assert.equal(await page.evaluate((M) => globalThis.SillyTavern.getContext().chat[M + 1].mes, M), orig, 'the edited message is unchanged');
+  assert.equal((await snapshot()).fault, null);
+});
+
 test('delete mode: messages mounted while it is on can be selected, and the selection shows on every mounted message after it', async () => {
   await slash('/chat-jump 3000');
   await settledView();
