@@ -152,6 +152,41 @@ test('C10/C85: a mounted root whose getBoundingClientRect throws under a size no
   assert.deepEqual(x.faults, [boom]);
 });
 
+// The observer's notification carries the box the frame laid out: when it
+// is the height Go last read, the root is not read again (a read there
+// would force a layout whenever a write followed the frame's); when it
+// differs (a transform or a zoom makes the two differ) the root's border box
+// decides.
+test('C85: a size notification whose box is the height Go last read reads nothing; one whose box differs reads the root first', async () => {
+  let observer = null;
+  globalThis.ResizeObserver = class extends LayoutResizeObserver { constructor(cb) { super(cb); observer = cb; } };
+  try {
+    const chat = Array.from({ length: 200 }, (_, i) => ({ mes: `m${i}` }));
+    const x = setup(chat);
+    await x.host.open();
+    await x.turn();
+    const el = x.host.getMessageElement(x.host.snapshot().mounted.at(-1));
+    const r = el.getBoundingClientRect();
+    const h = r.bottom - r.top;
+    let reads = 0;
+    el.getBoundingClientRect = () => { reads++; throw new Error('read'); };
+    observer([{ target: el, borderBoxSize: [{ blockSize: h, inlineSize: 0 }] }]);
+    await x.turn();
+    assert.equal(reads, 0, 'the notification\'s own box answered');
+    assert.deepEqual(x.faults, []);
+    // A transformed root: its layout box is not its rect. The rect is the
+    // one Go read, so nothing changed: Go is not woken.
+    el.getBoundingClientRect = () => { reads++; return r; };
+    observer([{ target: el, borderBoxSize: [{ blockSize: h / 2, inlineSize: 0 }] }]);
+    await x.turn();
+    assert.equal(reads, 1, 'the root was read once, by the observer');
+    assert.deepEqual(x.faults, []);
+    delete el.getBoundingClientRect;
+  } finally {
+    globalThis.ResizeObserver = LayoutResizeObserver;
+  }
+});
+
 test('C87: a gesture that ends short of the end stops following; one that ends at it follows', async () => {
   const chat = Array.from({ length: 200 }, (_, i) => ({ mes: `m${i}` }));
   const x = setup(chat);

@@ -18,7 +18,7 @@ export class LayoutResizeObserver {
     for (const [el, o] of this.seen) {
       const content = el.parentNode?.__heightOf?.(el) ?? 0;
       const now = o.box === 'border-box' ? content + padOf(el) : content;
-      if (now !== o.h) { o.h = now; entries.push({ target: el }); }
+      if (now !== o.h) { o.h = now; entries.push({ target: el, borderBoxSize: [{ blockSize: content + padOf(el), inlineSize: 0 }], contentBoxSize: [{ blockSize: content, inlineSize: 0 }] }); }
     }
     if (entries.length) this.cb(entries, this);
   }
