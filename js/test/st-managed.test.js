@@ -628,3 +628,47 @@ test('pinned settings read as managed mode needs; the user\'s values are what is
   assert.deepEqual(Object.keys(power_user), ['chat_truncation', 'auto_scroll_chat_to_bottom', 'other']);
   assert.equal(JSON.stringify(power_user), '{"chat_truncation":50,"auto_scroll_chat_to_bottom":true,"other":1}');
 });
+
+// A resynchronisation (absorbing failed, a new epoch at the same place)
+// renders the messages afresh, adopting the elements whose message kept its
+// mesid: an edited message that kept it keeps its editor and the hold (C96);
+// one that did not is lost, and SillyTavern's edit is ended as when it is
+// remounted (above).
+test('a resynchronisation keeps an editor whose message kept its mesid, and ends SillyTavern\'s edit of one that did not', async (t) => {
+  const s = await opened(t, { count: 1000 });
+  const { T, c, sched } = s;
+  c.jumpToMessage(500);
+  sched.flush();
+  const edited = T.chat[500];
+  T.messageEdit(500);
+  await tick();
+  sched.flush();
+  // Absorbing fails once: SillyTavern's chat[] read throws at its second
+  // read (the first is sync()'s structure check, outside absorbing).
+  const failOnce = () => {
+    const chatOf = T.st.chat;
+    let reads = 0;
+    T.st.chat = (...a) => { if (++reads === 2) { T.st.chat = chatOf; throw new Error('absorbing failed'); } return chatOf(...a); };
+  };
+  failOnce();
+  c.sync(); // the edited message is transient: absorbing runs
+  sched.flush();
+  assert.equal(c.stats.resyncs, 1);
+  const ed = T.root.querySelector('.edit_textarea');
+  assert.notEqual(ed, null, 'the editor was adopted');
+  assert.equal(ed.closest('.mes').getAttribute('mesid'), '500');
+  assert.equal(c.host.snapshot().projectionHeld, true);
+  assert.deepEqual(T.calls.editorsLost, []);
+  failOnce();
+  T.chat.splice(10, 0, { name: 'Char', is_user: false, mes: 'inserted above', extra: {} });
+  c.sync();
+  sched.flush();
+  await tick();
+  sched.flush();
+  assert.equal(c.stats.resyncs, 2);
+  assert.equal(c.host.getFault(), null);
+  assert.equal(T.root.querySelector('.edit_textarea'), null);
+  assert.deepEqual(T.calls.editorsLost, [T.chat.indexOf(edited)]);
+  assert.equal(c.host.snapshot().projectionHeld, false);
+  assertConsistent(T);
+});

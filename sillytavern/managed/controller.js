@@ -715,25 +715,60 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
   }
 
   // The last resort when absorbing failed: a new epoch at the same place.
+  // It adopts the elements mounted now whose message the mirror says is
+  // still at their mesid (their attributes may be stale: absorbing failed),
+  // and what was transient (an edit, a stream) stays transient, so an open
+  // editor keeps its text and the hold.
   function resync(cause) {
     stats.resyncs++;
     console.error('[tavern-core] managed #chat: resynchronising after', cause);
-    const anchor = mirror.mesids.length ? mirror.mesids[Math.floor(mirror.mesids.length / 2)] : null;
+    const mid = mirror.mesids.length >> 1;
+    let anchor = mirror.mesids.length ? mirror.mesids[mid] : null;
+    const anchorObj = mirror.objs[mid];
+    // Elements whose message is still at their mesid: a shifted one is
+    // rendered afresh, as absorbing would have (C28), and an editor in it
+    // ends (SillyTavern's edit names the old mesid).
+    const chatNow = st.chat();
+    const known = new Map();
+    mirror.els.forEach((el, k) => { if (chatNow[mirror.mesids[k]] === mirror.objs[k]) known.set(el, mirror.objs[k]); });
+    const carry = new Set(transient);
+    // SillyTavern's edit outlives the epoch (unlike at a chat switch, where
+    // it ends the edit itself): if the new epoch does not adopt the edited
+    // element, settle() ends the edit (editorLost).
+    const ed = editing;
     try {
       reset();
-      return openEpoch(anchor);
+      editing = ed;
+      const at = anchorObj === undefined ? -1 : st.chat().indexOf(anchorObj);
+      if (at >= 0) anchor = at;
+      const p = openEpoch(anchor, known, carry);
+      // open() and the jump commit synchronously (C130): the new epoch's
+      // roots are in place, the edited one adopted with its editor (held
+      // again) or not (the edit ends).
+      try {
+        settle();
+      } catch (e) {
+        p?.catch(() => {});
+        throw e;
+      }
+      return p;
     } catch (e) {
       faulted(e);
       return undefined;
     }
   }
 
-  // A new epoch over what SillyTavern just printed (CHAT_CHANGED).
-  function openEpoch(jumpTo = null) {
+  // A new epoch over what SillyTavern just printed (CHAT_CHANGED), whose
+  // elements are for the messages at their mesids; or, from resync(), over
+  // the elements `known` maps to their messages, with the messages of
+  // `carry` transient again.
+  function openEpoch(jumpTo = null, known = null, carry = null) {
     const chat = st.chat();
+    // (The reset before a resync unmounted the known elements.)
+    if (known !== null) for (const [el, m] of known) if (el.parentNode === null) adopt.set(m, el);
     for (const el of [...root.children]) {
       if (isMes(el)) {
-        const m = chat[Number(el.getAttribute('mesid'))];
+        const m = known !== null ? known.get(el) : chat[Number(el.getAttribute('mesid'))];
         if (m !== undefined) adopt.set(m, el);
         el.remove();
       } else if (!isPins(el)) {
@@ -746,6 +781,12 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
     stats.opens++;
     const tail = chat.length - 1;
     if (tail >= 0 && st.busy(tail, null)) markTransient(tail);
+    if (carry !== null) {
+      for (const m of carry) {
+        const i = transient.has(m) ? -1 : chat.indexOf(m);
+        if (i >= 0) markTransient(i);
+      }
+    }
     let p;
     call(() => { p = h.open(); });
     if (jumpTo !== null && jumpTo < chat.length) call(() => h.jumpToMessage(jumpTo));
