@@ -62,17 +62,20 @@ function logIn(log) {
 }
 
 // Go sizes its copy of a log's bytes by their length: a subclass whose
-// byteLength getter claims more than it holds is copied here first (the
-// Uint8Array constructor reads the real length), so no claimed number
-// sizes anything. A Uint8Array or a Buffer as they come are passed as is.
+// byteLength getter claims more than it holds, or an array with a length of
+// its own, is copied here first (the Uint8Array constructor reads the real
+// length), so no claimed number sizes anything. A Uint8Array or a Buffer as
+// they come (isView: not a Proxy of one) are passed as is. Own properties
+// are asked for by name: listing them lists every index, which throws past
+// V8's limit (about 16.7 million) for a log of more than 16 MiB.
 const plainBytes = new Set([Uint8Array.prototype, globalThis.Buffer?.prototype]);
 function bytesIn(input) {
   if (!(input instanceof Uint8Array)) return input;
   // A view of a detached (transferred) buffer holds no bytes; Go's copy
   // from it threw through Go's frames.
   if (input.byteLength === 0) return '';
-  const own = Object.getOwnPropertyNames(input);
-  if (plainBytes.has(Object.getPrototypeOf(input)) && !own.includes('byteLength') && !own.includes('length')) return input;
+  if (ArrayBuffer.isView(input) && plainBytes.has(Object.getPrototypeOf(input)) &&
+    !Object.hasOwn(input, 'byteLength') && !Object.hasOwn(input, 'length')) return input;
   return new Uint8Array(input);
 }
 

@@ -322,6 +322,27 @@ test('S109: the durable helpers check the sizes and data they are given before t
   assert.equal(readFileSync(path, 'utf8'), 'abc\n');
 });
 
+// Found by make bench: bytes were passed as they came only after listing
+// their own property names, which lists every index and throws past V8's
+// limit (about 16.7 million), so a 17 MB log given as bytes was a RangeError.
+test('validate and fold take a log of more than 16 MiB as bytes (a Buffer, a Uint8Array, one with an own length)', () => {
+  const header = '{"type":"session","version":4,"id":"big","createdAt":0}\n';
+  const text = 'x'.repeat(17 * 1024 * 1024);
+  const line = JSON.stringify({ type: 'user/message', seq: 0, time: 1, data: { id: 'u1', role: 'user', content: [{ type: 'text', text }], source: { kind: 'user' } }, surfaceOp: 'append' });
+  const buf = Buffer.from(header + line + '\n');
+  const plain = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+  const owned = new Uint8Array(buf);
+  Object.defineProperty(owned, 'length', { value: 3 });
+  for (const bytes of [buf, plain, owned]) {
+    const v = validate(bytes);
+    assert.equal(v.ok, true, JSON.stringify(v).slice(0, 300));
+    assert.equal(v.events, 1);
+  }
+  const f = fold(plain);
+  assert.equal(f.messages.length, 1);
+  assert.equal(f.messages[0].content[0].text.length, text.length);
+});
+
 test('openLog and validate read a byte array\'s real length, whatever its byteLength getter claims', () => {
   class Liar extends Uint8Array { get byteLength() { return 2 ** 40; } get length() { return 2 ** 40; } }
   const header = '{"type":"session","version":4,"id":"x","createdAt":0}\n';
