@@ -27,6 +27,11 @@ export const HANDLE_GLOBAL = 'tavernCoreMessageEditor';
 
 const isSeq = (v) => Number.isSafeInteger(v) && v >= 0;
 
+// Row kinds whose content changes say nothing the editor's state does not
+// (the model's replies and tools stream; user, steering and context rows
+// are the widget's or follow the state).
+const OWN_KINDS = new Set(['user', 'steering', 'context', 'assistant-step', 'turn-tail', 'tool-call', 'tool']);
+
 const imageIds = (content) =>
   Array.isArray(content)
     ? content.filter((b) => b?.type === 'image' && b.attachment !== undefined).map((b) => (typeof b.attachment?.attachmentId === 'string' ? b.attachment.attachmentId : undefined))
@@ -269,10 +274,19 @@ export function start({ sessions, boot, document: doc = globalThis.document }) {
     tagRows(root, snapshot);
     adoptHostLook(root);
     // The agent went idle or started, or a row the widget does not tag
-    // arrived (a compaction, a command): what may be edited or regenerated
-    // may have changed without the tagged rows changing, so the widget reads
-    // the route's state again (S98).
-    const keys = [...root.querySelectorAll('[data-chat-flow-key]')].map((el) => el.getAttribute('data-chat-flow-key')).join('\n');
+    // arrived (a compaction, a command) or changed: what may be edited or
+    // regenerated may have changed without the tagged rows changing, so the
+    // widget reads the route's state again (S98). A command's row keeps its
+    // key from start to end ("Compacting context…" becomes "Compacted 4
+    // history items", when the rows above leave the model's view), so its
+    // text counts too; the rows that stream (replies, tools) count by key
+    // only, or every token would read the state again.
+    const keys = [...root.querySelectorAll('[data-chat-flow-key]')].map((el) => {
+      const key = el.getAttribute('data-chat-flow-key');
+      if (OWN_KINDS.has(el.getAttribute('data-chat-flow-kind'))) return key;
+      const text = el.textContent ?? '';
+      return `${key} ${text.length} ${text.slice(0, 80)}`;
+    }).join('\n');
     const seen = `${snapshot?.running}|${keys}`;
     if (editor && observed !== undefined && seen !== observed) editor.refresh();
     observed = seen;

@@ -31,6 +31,25 @@ export async function mountMessageEditor(root, options = {}) {
   let destroyed = false;
   let handle;
 
+  // Another tab's edit changes no row of this page, so none of S98's
+  // triggers would fire here: an operation that succeeded tells the other
+  // editors of the same session on this origin (BroadcastChannel), which
+  // read the state again. An untouched draft then follows the message, and
+  // a typed one is not saved over the change unseen (msgeditor's base).
+  let origin = String(base);
+  try { origin = new URL(base).origin; } catch { /* no URL: the base as given names the host */ }
+  const key = `${origin}\n${sessionId}`;
+  const channel = typeof globalThis.BroadcastChannel === 'function' ? new globalThis.BroadcastChannel(CHANNEL) : null;
+  if (channel !== null) {
+    channel.onmessage = (e) => {
+      if (destroyed || e?.data?.key !== key) return;
+      try { check(handle.refresh()); } catch (err) { report(err); }
+    };
+  }
+  const tellOthers = () => {
+    try { channel?.postMessage({ key }); } catch { /* a closed channel: nobody to tell */ }
+  };
+
   const settleIdle = () => {
     if (inflight === 0) for (const r of idle.splice(0)) r();
   };
@@ -63,7 +82,10 @@ export async function mountMessageEditor(root, options = {}) {
           const text = await r.text();
           return [status, typeof text === 'string' ? text : String(text)];
         })
-        .then(([status, text]) => answer(status, text), (err) => answer(0, describe(err?.message ?? err)));
+        .then(([status, text]) => {
+          answer(status, text);
+          if (method === 'POST' && status === 200) tellOthers();
+        }, (err) => answer(0, describe(err?.message ?? err)));
     },
     settle(token, ok, code, message, body) {
       const resolve = waiters.get(token);
@@ -124,9 +146,12 @@ export async function mountMessageEditor(root, options = {}) {
       if (destroyed) return;
       check(handle.destroy());
       destroyed = true;
+      channel?.close();
     },
   };
 }
+
+const CHANNEL = 'tavern-core-message-editor';
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 

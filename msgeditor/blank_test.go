@@ -61,9 +61,11 @@ func TestS45BlankSaveAsksBeforeDroppingText(t *testing.T) {
 	}
 }
 
-// S94 (issue 16): the edited badge goes with its undo. After Save &
-// regenerate the row is edited but cannot be undone, so it shows neither.
-func TestS94BadgeOnlyWithUndo(t *testing.T) {
+// S94: every edited row shows the badge; only an undoable one shows the
+// undo. After Save & regenerate the row is edited but cannot be undone
+// (C49): badge, no undo. (Until 2026-12-05 the badge went with its undo,
+// issue 16's second option, which S94 does not allow.)
+func TestS94BadgeOnEveryEditedRowUndoOnlyWhereUndoable(t *testing.T) {
 	r := newRig(t)
 	r.w.Open(15)
 	r.w.SetDraft(15, "Q2 again")
@@ -72,7 +74,7 @@ func TestS94BadgeOnlyWithUndo(t *testing.T) {
 	for _, u := range r.w.State().UserRows {
 		seen = seen || (u.Edited && !u.Undoable)
 		v := r.w.Row(u.Seq)
-		if v.Edited != v.Undo {
+		if v.Edited != u.Edited || v.Undo != u.Undoable {
 			t.Fatalf("row %d: badge %v, undo %v (state edited=%v undoable=%v)", u.Seq, v.Edited, v.Undo, u.Edited, u.Undoable)
 		}
 	}

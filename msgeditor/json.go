@@ -330,17 +330,22 @@ func (p *parser) str() (string, error) {
 				}
 				p.i += 4
 				if utf16.IsSurrogate(r) {
-					// A pair joins; a lone half becomes U+FFFD, as
-					// syscall/js does for every string it carries.
+					// A pair joins; a lone half stays itself, in WTF-8
+					// (jsvalue.WTF8), as the page's strings cross
+					// (bridge.TextWTF8): a message that holds one shows it,
+					// and an untouched draft of it is the message's text
+					// (S48), where U+FFFD made an unchanged save a change.
+					joined := false
 					if r < 0xDC00 && p.i+6 <= len(p.s) && p.s[p.i] == '\\' && p.s[p.i+1] == 'u' {
 						if r2, ok := hex4(p.s[p.i+2:]); ok && r2 >= 0xDC00 && r2 <= 0xDFFF {
 							p.i += 6
 							r = utf16.DecodeRune(r, r2)
-						} else {
-							r = utf8.RuneError
+							joined = true
 						}
-					} else {
-						r = utf8.RuneError
+					}
+					if !joined {
+						b = append(b, 0xE0|byte(r>>12), 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F)
+						continue
 					}
 				}
 				b = utf8.AppendRune(b, r)

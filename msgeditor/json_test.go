@@ -1,6 +1,7 @@
 package msgeditor
 
 import (
+	"slices"
 	"testing"
 
 	"tavern-core/jsvalue"
@@ -29,6 +30,35 @@ func TestNumbers(t *testing.T) {
 	for _, s := range []string{"01", "1.", ".5", "-", "1e", "+1", "0x10", "1.2.3"} {
 		if _, err := Parse(s); err == nil {
 			t.Errorf("%s parsed", s)
+		}
+	}
+}
+
+// S6, S48: a lone surrogate the state carries (a message sent with one)
+// stays itself, in WTF-8, so the untouched draft is the message's text and
+// goes back out as the same escape; a pair still joins.
+func TestParseKeepsLoneSurrogates(t *testing.T) {
+	for _, c := range []struct {
+		in    string
+		units []uint16
+		out   string
+	}{
+		{`"x\ud83dy"`, []uint16{'x', 0xD83D, 'y'}, `"x\ud83dy"`},
+		{`"\ude00"`, []uint16{0xDE00}, `"\ude00"`},
+		{`"\ud83d\u0041"`, []uint16{0xD83D, 'A'}, `"\ud83dA"`},
+		{`"\ud83d\ud83d"`, []uint16{0xD83D, 0xD83D}, `"\ud83d\ud83d"`},
+		{`"\udc00\ud800end"`, []uint16{0xDC00, 0xD800, 'e', 'n', 'd'}, `"\udc00\ud800end"`},
+		{`"a\ud83d\ude00b"`, []uint16{'a', 0xD83D, 0xDE00, 'b'}, `"a😀b"`},
+	} {
+		v, err := Parse(c.in)
+		if err != nil {
+			t.Fatalf("%s: %v", c.in, err)
+		}
+		if got := jsvalue.FromWTF8(v.Str()); !slices.Equal(got, c.units) {
+			t.Errorf("%s → %x, want %x", c.in, got, c.units)
+		}
+		if q := Quote(v.Str()); q != c.out {
+			t.Errorf("Quote(Parse(%s)) = %s, want %s", c.in, q, c.out)
 		}
 	}
 }

@@ -76,7 +76,18 @@ type rowUI struct {
 	// whitespace over a message with attachments drops its text (S45.3),
 	// so the first Save asks and a second Save of the same draft confirms.
 	confirmBlank *string
+	// base is the message's text as the open editor last knew it: the text
+	// it opened with, or a newer one a state read brought. An untouched
+	// draft (draft == base) follows the message's text as state reads bring
+	// it; a typed draft whose message changed elsewhere since (another tab,
+	// another window) is not saved over that change unseen: the first Save
+	// says so, and a second Save replaces it (C62's last save wins).
+	base string
 }
+
+// ChangedElsewhereMessage is shown instead of saving a typed draft over a
+// change made elsewhere since the editor opened.
+const ChangedElsewhereMessage = "This message was changed elsewhere (another tab or window) since you opened the editor. Press Save again to replace it with your text, or Esc to keep the new version."
 
 // EmptyDraftMessage refuses a save that would leave nothing (S47).
 const EmptyDraftMessage = "A message needs some text or an attachment; nothing was saved."
@@ -192,7 +203,7 @@ func (w *Widget) Open(seq int) {
 	if r.editing {
 		return
 	}
-	r.editing, r.draft, r.marked, r.err, r.note = true, u.Text, nil, "", ""
+	r.editing, r.draft, r.base, r.marked, r.err, r.note = true, u.Text, u.Text, nil, "", ""
 }
 
 // SetDraft records the textarea's content.
@@ -272,6 +283,12 @@ func (w *Widget) Save(seq int, regenerate bool) []Request {
 			r.confirmBlank, r.err = &d, BlankTextQuestion
 			return nil
 		}
+	}
+	if u != nil && u.Text != r.base {
+		// A typed draft (an untouched one followed the change, stateAnswer)
+		// whose message changed elsewhere since the editor last knew it.
+		r.base, r.err, r.confirmBlank = u.Text, ChangedElsewhereMessage, nil
+		return nil
 	}
 	r.confirmBlank = nil
 	o := opEdit
@@ -403,11 +420,15 @@ func (w *Widget) Response(id, status int, body string) []Request {
 		if r.err == "" {
 			r.err = res.Code
 		}
-		if status == 0 {
-			// It may have landed: show what the host has (S98).
-			return w.Refresh()
+		if res.Code == CodeVersionSkew {
+			return nil // every control is off until a reload (S97)
 		}
-		return nil // the editor stays open with the user's text (S97)
+		// The editor stays open with the user's text (S97). The state is
+		// read again after every operation (S98), a refused one included:
+		// a refusal often means the page's view is behind (a compaction
+		// shadowed the row, another tab undid the edit), and an unanswered
+		// one may have landed.
+		return w.Refresh()
 	}
 	r.err = ""
 	switch p.op {
@@ -455,6 +476,9 @@ func (w *Widget) stateAnswer(res Result) []Request {
 			w.st, w.notice = st, ""
 			for seq, r := range w.rows {
 				r.shown = nil
+				if u := w.user(seq); r.editing && u != nil && u.Text != r.base && r.draft == r.base && r.busy == 0 {
+					r.draft, r.base = u.Text, u.Text // untouched: it follows the message
+				}
 				if !st.AgentRunning {
 					r.note = ""
 				}
@@ -575,10 +599,10 @@ func (w *Widget) Row(seq int) RowView {
 			v.Chips = append(v.Chips, c)
 		}
 		v.Pencil = !u.Shadowed
-		// The badge goes with its undo: a row that was edited and then
-		// regenerated cannot be undone (S94), so it shows neither rather
-		// than a badge whose undo answers "nothing to undo" (issue 16).
-		v.Edited = u.Edited && u.Undoable
+		// S94: the badge on every edited row, the undo only where the edit
+		// can be undone (not after Save & regenerate, not once a compaction
+		// shadowed the row); the edge says why in the badge's title.
+		v.Edited = u.Edited
 		v.Undo = u.Undoable
 		if r != nil && r.editing {
 			v.Editing, v.Draft, v.SaveRegenerate = true, r.draft, u.Regenerable

@@ -99,7 +99,11 @@ func newRig(t *testing.T) *rig {
 }
 
 // run serves requests (and what follows them) until none is left.
-func (r *rig) run(reqs []Request) {
+func (r *rig) run(reqs []Request) { r.runFor(r.w, reqs) }
+
+// runFor serves the requests of another widget on the same host (a second
+// tab).
+func (r *rig) runFor(w *Widget, reqs []Request) {
 	for len(reqs) > 0 {
 		q := reqs[0]
 		reqs = reqs[1:]
@@ -110,7 +114,7 @@ func (r *rig) run(reqs []Request) {
 		}
 		if f := r.override[path]; f != nil {
 			status, body := f()
-			reqs = append(reqs, r.w.Response(q.ID, status, body)...)
+			reqs = append(reqs, w.Response(q.ID, status, body)...)
 			continue
 		}
 		hr := httptest.NewRequest(q.Method, "http://127.0.0.1:4000"+q.Path, strings.NewReader(q.Body))
@@ -120,7 +124,7 @@ func (r *rig) run(reqs []Request) {
 		}
 		rec := httptest.NewRecorder()
 		r.h.ServeHTTP(rec, hr)
-		reqs = append(reqs, r.w.Response(q.ID, rec.Code, rec.Body.String())...)
+		reqs = append(reqs, w.Response(q.ID, rec.Code, rec.Body.String())...)
 	}
 }
 
@@ -459,5 +463,79 @@ func TestS97_RefusalOfAClosedRowClearsAtTheNextOperation(t *testing.T) {
 	}
 	if v := r.w.Row(2); v.Editing || v.Error != "" || v.Text != "q1, edited" {
 		t.Fatalf("row 2 saved: %+v", v)
+	}
+}
+
+// S98: the state is read again after every operation, a refused one too,
+// and the open editor keeps the user's text (S97).
+func TestS98_RefusedOperationReadsStateAgain(t *testing.T) {
+	r := newRig(t)
+	r.override[PathEdit] = func() (int, string) {
+		return 409, `{"ok":false,"error":{"code":"target-shadowed","message":"This message is no longer in the model's view."}}`
+	}
+	r.w.Open(2)
+	r.w.SetDraft(2, "typed")
+	n := len(r.posts(PathState + "?session=sF"))
+	r.run(r.w.Save(2, false))
+	if got := len(r.posts(PathState + "?session=sF")); got != n+1 {
+		t.Fatalf("state reads after the refusal: %d, want %d", got, n+1)
+	}
+	if v := r.w.Row(2); !v.Editing || v.Draft != "typed" || v.Error == "" {
+		t.Fatalf("after refusal: %+v", v)
+	}
+}
+
+// Two tabs on one session (C62 lets the last save win): a draft the user
+// did not touch follows the message when a state read brings another tab's
+// change, so an unchanged Enter writes nothing; a typed draft is not saved
+// over a change it has not seen until the user saves again.
+func TestS48S97_ChangedElsewhereWhileTheEditorIsOpen(t *testing.T) {
+	r := newRig(t)
+	b := New("sF")
+	r.runFor(b, b.Refresh())
+	events := func() int { return r.port.s.log.Len() }
+
+	b.Open(2) // tab B opens the editor: "q1"
+	r.w.Open(2)
+	r.w.SetDraft(2, "A-edit")
+	r.run(r.w.Save(2, false)) // tab A saves
+	if v := r.w.Row(2); v.Text != "A-edit" {
+		t.Fatalf("A: %+v", v)
+	}
+	r.runFor(b, b.Refresh()) // B reads the state (visibility, another tab's word)
+	if v := b.Row(2); !v.Editing || v.Draft != "A-edit" {
+		t.Fatalf("B's untouched draft follows the message: %+v", v)
+	}
+	before := events()
+	r.runFor(b, b.Save(2, false))
+	if events() != before {
+		t.Fatal("an unchanged Enter in B wrote an event")
+	}
+	if v := b.Row(2); v.Editing || v.Text != "A-edit" {
+		t.Fatalf("B after an unchanged save: %+v", v)
+	}
+
+	b.Open(2)
+	b.SetDraft(2, "B-edit") // typed in B
+	r.w.Open(2)
+	r.w.SetDraft(2, "A-again")
+	r.run(r.w.Save(2, false))
+	r.runFor(b, b.Refresh())
+	if v := b.Row(2); v.Draft != "B-edit" {
+		t.Fatalf("a typed draft stays: %+v", v)
+	}
+	before = events()
+	if reqs := b.Save(2, false); reqs != nil {
+		t.Fatalf("the first Save over an unseen change sent %v", reqs)
+	}
+	if v := b.Row(2); !v.Editing || v.Error != ChangedElsewhereMessage {
+		t.Fatalf("B is told: %+v", v)
+	}
+	r.runFor(b, b.Save(2, false)) // a second Save replaces it
+	if events() != before+1 {
+		t.Fatal("the second Save did not write")
+	}
+	if v := b.Row(2); v.Editing || v.Text != "B-edit" {
+		t.Fatalf("B after the second save: %+v", v)
 	}
 }

@@ -469,3 +469,58 @@ test('S97: the root detached or its rows replaced while a save is in flight: the
   assert.equal(other.previousSibling?.className, 'tc-me-banner');
   assert.match(other.previousSibling.textContent, /Restart DeepSeek Harness/);
 });
+
+// Two tabs on one session (C62: the last save wins). Another tab's edit
+// changes no row here, so the page learns of it from the other tab
+// (BroadcastChannel) and reads the state again (S98): an untouched draft
+// follows the message, so an unchanged Enter writes nothing (S48), and a
+// typed draft is not saved over the change until the user saves again.
+test('S48/S98: another tab\'s edit reaches an open editor: an untouched draft follows it, a typed one asks before replacing it', async (t) => {
+  const { session, root, fetch } = setup(t);
+  const rootB = root.cloneNode(true);
+  document.body.append(rootB);
+  const a = await mountMessageEditor(root, { sessionId: 'sF', baseURL: ORIGIN, fetch });
+  const b = await mountMessageEditor(rootB, { sessionId: 'sF', baseURL: ORIGIN, fetch });
+  t.after(() => { a.destroy(); b.destroy(); });
+  await a.whenIdle();
+  await b.whenIdle();
+  const rowA = () => root.querySelector('[data-seq="2"]');
+  const rowB = () => rootB.querySelector('[data-seq="2"]');
+  const told = async () => { for (let i = 0; i < 50 && !rowB().textContent.includes(expectB); i++) { await new Promise((r) => { setTimeout(r, 10); }); await b.whenIdle(); } };
+  let expectB = '';
+
+  rowB().querySelector('.tc-me-pencil').click();
+  assert.equal(rowB().querySelector('.tc-me-input').value, 'q1');
+  rowA().querySelector('.tc-me-pencil').click();
+  rowA().querySelector('.tc-me-input').value = 'A-edit';
+  key(rowA().querySelector('.tc-me-input'), 'Enter');
+  await a.whenIdle();
+  assert.equal(session.length, 21);
+  expectB = 'A-edit';
+  await told();
+  assert.equal(rowB().querySelector('.tc-me-input')?.value, 'A-edit', 'the untouched draft followed the message');
+  key(rowB().querySelector('.tc-me-input'), 'Enter');
+  await b.whenIdle();
+  assert.equal(session.length, 21, 'an unchanged Enter wrote nothing');
+  assert.equal(rowB().querySelector('.tc-me-card'), null);
+
+  rowB().querySelector('.tc-me-pencil').click();
+  rowB().querySelector('.tc-me-input').value = 'B-edit';
+  rowB().querySelector('.tc-me-input').dispatchEvent(new window.Event('input', { bubbles: true }));
+  rowA().querySelector('.tc-me-pencil').click();
+  rowA().querySelector('.tc-me-input').value = 'A-again';
+  key(rowA().querySelector('.tc-me-input'), 'Enter');
+  await a.whenIdle();
+  assert.equal(session.length, 22);
+  expectB = 'A-again';
+  await told();
+  assert.equal(rowB().querySelector('.tc-me-input').value, 'B-edit', 'the typed draft stays');
+  key(rowB().querySelector('.tc-me-input'), 'Enter');
+  await b.whenIdle();
+  assert.equal(session.length, 22, 'not saved over a change it had not seen');
+  assert.match(rowB().querySelector('.tc-me-error').textContent, /changed elsewhere/);
+  key(rowB().querySelector('.tc-me-input'), 'Enter');
+  await b.whenIdle();
+  assert.equal(session.length, 23, 'the second Enter replaces it');
+  assert.equal(rowB().querySelector('.tc-me-text').textContent, 'B-edit');
+});

@@ -675,6 +675,13 @@ func (m *editorMount) renderRow(seq int, el *elem, parts []js.Value) {
 			if v.Edited {
 				b := m.el("span", "tc-me-badge")
 				b.SetTextContent("edited")
+				if v.Undo {
+					b.SetAttribute("title", "This message was edited after it was sent")
+				} else {
+					// S94: edited, but not undoable (regenerated from, or
+					// out of the model's view after a compaction).
+					b.SetAttribute("title", "This message was edited after it was sent; the edit can no longer be undone here")
+				}
 				add(bar(), b)
 			}
 			if v.Undo {
@@ -726,7 +733,11 @@ func (m *editorMount) editorCard(seq int, v msgeditor.RowView, keep *elem, r *ro
 		ta.SetAttribute("data-tc-seq", strconv.Itoa(seq))
 		ta.SetAttribute("aria-label", "Edit message")
 		ta.SetAttribute("rows", "3")
-		ta.Underlying().Set("value", v.Draft)
+		ta.Underlying().Set("value", bridge.TextWTF8(v.Draft))
+	} else if bridge.WTF8(ta.Underlying().Get("value")) != v.Draft {
+		// The widget changed the draft (an untouched one follows its
+		// message's text); every keystroke is synced into it (onInput).
+		ta.Underlying().Set("value", bridge.TextWTF8(v.Draft))
 	}
 	ta.Underlying().Set("readOnly", v.Busy || v.Disabled)
 	r.textarea = ta

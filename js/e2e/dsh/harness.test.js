@@ -340,6 +340,13 @@ test('the message editor in DeepSeek Harness: edit, attachments, undo, regenerat
     await screenshot(page, 'dsh-editor');
     gate.release();
     await waitFor(() => readLog(paths, sessionId).records.some((r) => r.type === 'compaction/end'), 'compaction/end');
+    // The compaction's row keeps its key from "Compacting context…" to
+    // "Compacted …": the rows it took out of the model's view lose their
+    // pencil and undo without a reload, and keep their badge (S90, S94, S98;
+    // they kept both until the page was reloaded).
+    const first = userRow(page, 0);
+    await first.locator('.tc-me-pencil').waitFor({ state: 'detached', timeout: 15_000 });
+    assert.equal(await first.locator('.tc-me-undo').count(), 0);
     const mine = errors.filter((e) => /tavern-core/.test(String(e.message)));
     assert.deepEqual(mine, [], 'no errors from the editor');
   });
