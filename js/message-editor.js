@@ -41,6 +41,7 @@ export async function mountMessageEditor(root, options = {}) {
   const key = `${origin}\n${sessionId}`;
   const channel = typeof globalThis.BroadcastChannel === 'function' ? new globalThis.BroadcastChannel(CHANNEL) : null;
   if (channel !== null) {
+    channel.unref?.(); // (Node: an editor never destroyed must not keep the process alive)
     channel.onmessage = (e) => {
       if (destroyed || e?.data?.key !== key) return;
       try { check(handle.refresh()); } catch (err) { report(err); }
