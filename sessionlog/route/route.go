@@ -346,7 +346,7 @@ func (h *Handler) transport(r *http.Request, op sessionlog.Op) *httpError {
 }
 
 // tooLarge is shown by the message editor widget: a user pasted a long text.
-const tooLarge = "This edit is too large to save: a request may carry at most %d bytes (about 64 KB of text). Nothing was saved."
+const tooLarge = "This edit is too large to save: a request may carry at most %d bytes (about 64,000 letters, or about 21,000 Chinese or Japanese characters; quotes, backslashes and line breaks count twice). Shorten the message and save again. Nothing was saved."
 
 func readBody(w http.ResponseWriter, r *http.Request, op sessionlog.Op) (sessionlog.Request, string, *httpError) {
 	var req sessionlog.Request

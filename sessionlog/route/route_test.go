@@ -635,7 +635,7 @@ func TestC64_Bodies(t *testing.T) {
 	w, env := e.do(t, "POST", PathEdit, fill(65537))
 	wantFail(t, w, env, 413, "too-large")
 	// The widget shows the message to whoever pasted the long text.
-	if m := env.Error.Message; m != "This edit is too large to save: a request may carry at most 65536 bytes (about 64 KB of text). Nothing was saved." {
+	if m := env.Error.Message; m != "This edit is too large to save: a request may carry at most 65536 bytes (about 64,000 letters, or about 21,000 Chinese or Japanese characters; quotes, backslashes and line breaks count twice). Shorten the message and save again. Nothing was saved." {
 		t.Fatalf("message %q", m)
 	}
 	w, env = e.do(t, "POST", PathEdit, `{}`, func(r *http.Request) { r.ContentLength = 70000 })
