@@ -410,6 +410,42 @@ test('the message editor in DeepSeek Harness: edit, attachments, undo, regenerat
     assert.deepEqual(got, want);
   });
 
+  // Found by a tester: a tab opened before another tab's edit wrote its old
+  // text back on an untouched Enter, and never caught up while visible.
+  await step('a second tab: another tab\'s edit reaches its open editor, and an untouched Enter there writes nothing (S48, S98)', async () => {
+    const b = await openUI(context, harness.url);
+    try {
+      // The session's entry in the sidebar: the start page has no transcript.
+      await b.page.getByText('mock response recovered', { exact: true }).first().click();
+      // (By seq: an open editor's text is no row text a filter can find.)
+      const byText = b.page.locator(`${FLOW} [data-chat-flow-kind=user]`).filter({ hasText: 'edited while the model answers' }).last();
+      // The widget mounts once the session's view settles (a remount drops
+      // an editor opened before it): open it then.
+      await byText.locator('.tc-me-pencil').waitFor({ state: 'attached', timeout: 30_000 });
+      const seq = await byText.getAttribute('data-seq');
+      const rowB = b.page.locator(`${FLOW} [data-seq="${seq}"]`);
+      await b.page.waitForTimeout(1500);
+      const inputB = await openEditor(b.page, rowB);
+      assert.equal(await inputB.inputValue(), 'edited while the model answers');
+      const rowA = page.locator(`${FLOW} [data-seq="${seq}"]`);
+      const inputA = await openEditor(page, rowA);
+      await inputA.fill('edited in the first tab');
+      await inputA.press('Enter');
+      await rowA.locator('.tc-me-text', { hasText: 'edited in the first tab' }).waitFor();
+      const n = readLog(paths, sessionId).records.length;
+      await waitFor(async () => (await inputB.inputValue()) === 'edited in the first tab', 'the second tab\'s untouched draft following the edit');
+      await inputB.press('Enter');
+      await rowB.locator('.tc-me-card').waitFor({ state: 'detached' });
+      assert.equal(readLog(paths, sessionId).records.length, n, 'the untouched Enter wrote nothing');
+      assert.deepEqual(b.errors.filter((e) => /tavern-core/.test(String(e.message))), []);
+    } catch (err) {
+      await screenshot(b.page, 'dsh-second-tab').catch(() => {});
+      throw err;
+    } finally {
+      await b.page.close();
+    }
+  });
+
   await step('tavern-log reads the harness\'s own compressed session file as its plaintext; a torn last frame is refused and repaired (S102, S105)', async () => {
     const log = readLog(paths, sessionId);
     assert.match(log.file, /\.jsonl\.zstd$/, 'the harness writes Zstandard frames by default');
@@ -453,7 +489,7 @@ test('the message editor in DeepSeek Harness: edit, attachments, undo, regenerat
 
 async function waitFor(pred, what) {
   const deadline = Date.now() + 60_000;
-  while (!pred()) {
+  while (!(await pred())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 250));
   }
