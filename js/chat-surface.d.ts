@@ -36,7 +36,11 @@ export interface ChatSurfaceApi {
   registerContentProcessor(definition: ContentProcessor): ContentProcessorRegistration;
 }
 
-export function installChatSurfaceApi(target: object, options: { managed: boolean }): ChatSurfaceApi;
+export function installChatSurfaceApi(target: object, options: {
+  managed: boolean;
+  /** Told of each accepted registration (the first install's option only); a throw is reported, never rethrown. */
+  onRegister?(kind: 'participant' | 'processor'): void;
+}): ChatSurfaceApi;
 
 export interface ChatSurfaceHostOptions<M extends object = object> {
   /** The surface root (`#chat`), the scroll container. */

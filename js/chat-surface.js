@@ -539,8 +539,18 @@ core.chatSurfaceTables = () => {
 
 // ---- the extension API (C11–C16) ----
 function isManagedOwnershipRequired() { return fx.managed(); }
+// The page's install option onRegister (installChatSurfaceApi): told of
+// each accepted registration, "participant" or "processor". A host page whose
+// static mode runs no chat-surface host says so there; what it does cannot
+// change the registration.
+let onRegister = null;
+function registered(kind) {
+  if (typeof onRegister !== 'function') return;
+  try { onRegister(kind); } catch (e) { if (typeof globalThis.reportError === 'function') globalThis.reportError(e); else console.error(e); }
+}
 function registerParticipant(definition) {
   const index = check(fx.register(definition));
+  registered('participant');
   return Object.freeze({ fault(error) { fx.fault(index, error); } });
 }
 // refresh()'s two steps enter Go through the fast lane (cs_refresh): true
@@ -567,6 +577,7 @@ function refresh() {
 const processorRegistration = Object.freeze({ refresh });
 function registerContentProcessor(definition) {
   check(fx.processor(definition));
+  registered('processor');
   return processorRegistration;
 }
 const api = Object.freeze({ protocolVersion: 1, isManagedOwnershipRequired, registerParticipant, registerContentProcessor });
@@ -602,6 +613,11 @@ export function installChatSurfaceApi(target, options) {
     w.rollback();
     if (first) fx.forget();
     throw err;
+  }
+  if (first) {
+    let f = null;
+    try { f = options?.onRegister; } catch { /* a throwing getter: no observer */ }
+    onRegister = typeof f === 'function' ? f : null;
   }
   return api;
 }

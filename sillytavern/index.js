@@ -83,7 +83,17 @@ try {
       console.error('[tavern-core] managed mode did not load; the chat surface stays static', e);
     }
   }
-  const api = surface.installChatSurfaceApi(globalThis, { managed: managedMode !== null });
+  // Static mode runs no chat-surface host here: SillyTavern renders the
+  // chat, and registered participants and processors are never called
+  // (C14, C15). An extension that registers anyway (its managed-mode check
+  // forgotten) is told once, instead of nothing happening.
+  let told = false;
+  const onRegister = managedMode !== null ? undefined : (kind) => {
+    if (told) return;
+    told = true;
+    console.warn(`[tavern-core] chat surface: a ${kind} registered on a page in static mode, where SillyTavern renders the chat and no participant or processor is called. Check isManagedOwnershipRequired() and keep your own renderer, or turn on managed mode (Extensions → tavern-core → Chat surface) and reload.`);
+  };
+  const api = surface.installChatSurfaceApi(globalThis, { managed: managedMode !== null, onRegister });
   status.chatSurface = managedMode !== null ? 'managed' : 'static';
   if (managedMode !== null) {
     status.managed = managedMode.startManagedMode({

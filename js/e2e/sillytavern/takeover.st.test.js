@@ -95,6 +95,29 @@ test('the extension loads before later extensions and exposes the APIs (T66–T7
   });
 });
 
+// Found by an extension author: in static mode no chat-surface host runs,
+// so a registration (a forgotten isManagedOwnershipRequired() check) was
+// accepted and nothing ever happened. It still is (C14, C15), and says so once.
+test('a participant or processor registered in static mode is accepted, and the console says once that nothing will call it', async () => {
+  const warnings = [];
+  const onConsole = (m) => { if (m.type() === 'warning' && m.text().includes('[tavern-core] chat surface')) warnings.push(m.text()); };
+  page.on('console', onConsole);
+  try {
+    const kinds = await page.evaluate(() => {
+      const cs = window.__TAURITAVERN__.api.chatSurface;
+      const p = cs.registerContentProcessor({ id: 'author/static-late', async prepare(ctx, base) { return base(); } });
+      const q = cs.registerParticipant({ id: 'author/static-late-p', protocolVersion: 1, didMount() {} });
+      return [typeof p.refresh, typeof q.fault, cs.isManagedOwnershipRequired()];
+    });
+    assert.deepEqual(kinds, ['function', 'function', false]);
+    await page.waitForTimeout(200);
+    assert.equal(warnings.length, 1, warnings.join('\n'));
+    assert.match(warnings[0], /static mode/);
+  } finally {
+    page.off('console', onConsole);
+  }
+});
+
 test('settings panel: version, core loaded, takeover and auto-settle switches, chat-surface mode, README link', async () => {
   const panel = await page.evaluate(() => {
     const root = document.getElementById('tavern_core_settings');
