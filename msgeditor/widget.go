@@ -14,6 +14,7 @@
 package msgeditor
 
 import (
+	"slices"
 	"strconv"
 
 	"tavern-core/jsvalue"
@@ -628,4 +629,54 @@ func queryEscape(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// DraftsJSON is what the user typed in the open editors (drafts that differ
+// from the text they opened with), as a JSON object {"<seq>": draft} in
+// ascending seq, or "" when there is none: the edge keeps it in the tab's
+// session storage, so a session switch or a reload does not lose it.
+func (w *Widget) DraftsJSON() string {
+	var seqs []int
+	for seq, r := range w.rows {
+		if r.editing && r.draft != r.base {
+			seqs = append(seqs, seq)
+		}
+	}
+	if len(seqs) == 0 {
+		return ""
+	}
+	slices.Sort(seqs)
+	out := "{"
+	for i, seq := range seqs {
+		if i > 0 {
+			out += ","
+		}
+		out += `"` + strconv.Itoa(seq) + `":` + Quote(w.rows[seq].draft)
+	}
+	return out + "}"
+}
+
+// RestoreDrafts opens an editor holding its draft on each row of a
+// DraftsJSON text that the state still has as an editable user row (not
+// shadowed; rows gone are dropped). It returns false, doing nothing, until
+// the state is loaded.
+func (w *Widget) RestoreDrafts(doc string) bool {
+	if w.st == nil {
+		return false
+	}
+	v, err := Parse(doc)
+	if err != nil || v.Kind != Object {
+		return true
+	}
+	for i, k := range v.Keys {
+		seq, ok := jsvalue.Decimal(k)
+		if !ok || v.Vals[i].Kind != String {
+			continue
+		}
+		w.Open(seq)
+		if r := w.rows[seq]; r != nil && r.editing {
+			r.draft = v.Vals[i].S
+		}
+	}
+	return true
 }

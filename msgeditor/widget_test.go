@@ -539,3 +539,42 @@ func TestS48S97_ChangedElsewhereWhileTheEditorIsOpen(t *testing.T) {
 		t.Fatalf("B after the second save: %+v", v)
 	}
 }
+
+// A typed draft outlives the widget (a session switch, a reload): the edge
+// stores DraftsJSON and a new widget restores it once its state is loaded.
+// Untouched editors and rows the state no longer has are not kept.
+func TestDraftsSurviveARemount(t *testing.T) {
+	r := newRig(t)
+	r.w.Open(2)
+	r.w.SetDraft(2, "typed \"here\"\n")
+	r.w.Open(15) // untouched
+	doc := r.w.DraftsJSON()
+	if doc != `{"2":"typed \"here\"\n"}` {
+		t.Fatalf("DraftsJSON = %s", doc)
+	}
+	b := New("sF")
+	if b.RestoreDrafts(doc) {
+		t.Fatal("restored before the state was loaded")
+	}
+	r.runFor(b, b.Refresh())
+	if !b.RestoreDrafts(doc + "") {
+		t.Fatal("not restored with the state loaded")
+	}
+	if v := b.Row(2); !v.Editing || v.Draft != "typed \"here\"\n" || v.Text != "q1" {
+		t.Fatalf("row 2 after restore: %+v", v)
+	}
+	if b.Row(15).Editing {
+		t.Fatal("an untouched editor was restored")
+	}
+	c := New("sF")
+	r.runFor(c, c.Refresh())
+	c.RestoreDrafts(`{"999":"gone","x":"bad","17":"a reply","15":1}`)
+	for _, seq := range []int{15, 17, 999} {
+		if c.Row(seq).Editing {
+			t.Fatalf("row %d opened", seq)
+		}
+	}
+	if c.DraftsJSON() != "" {
+		t.Fatal("drafts from nothing")
+	}
+}

@@ -19,6 +19,8 @@ export function setup(t) {
   const host = new SessionHost({ origin: ORIGIN, version: pkg.version });
   const session = host.load(path);
   host.mountEditor();
+  // One tab per test: the editor keeps typed drafts in session storage.
+  globalThis.sessionStorage?.clear();
   const root = document.createElement('section');
   document.body.replaceChildren(root);
   for (const [seq, kind, text] of [[2, 'user', 'q1'], [3, 'context', 'CTX1'], [6, 'assistant', 'r1a'], [8, 'tool', 'out'],

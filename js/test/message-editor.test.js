@@ -524,3 +524,28 @@ test('S48/S98: another tab\'s edit reaches an open editor: an untouched draft fo
   assert.equal(session.length, 23, 'the second Enter replaces it');
   assert.equal(rowB().querySelector('.tc-me-text').textContent, 'B-edit');
 });
+
+// Found in the real harness: an open draft was gone after a session switch
+// or a reload. What the user typed is kept in the tab's session storage and
+// the editor reopens with it; a closed editor leaves nothing behind.
+test('a typed draft survives a remount (a session switch, a reload); Esc forgets it', async (t) => {
+  const { session, root, fetch } = setup(t);
+  sessionStorage.clear();
+  let editor = await mountMessageEditor(root, { sessionId: 'sF', baseURL: ORIGIN, fetch });
+  await editor.whenIdle();
+  const row = () => root.querySelector('[data-seq="2"]');
+  row().querySelector('.tc-me-pencil').click();
+  const ta = row().querySelector('.tc-me-input');
+  ta.value = 'half-written \uD83D\uDE00 and \uD800';
+  ta.dispatchEvent(new window.Event('input', { bubbles: true }));
+  assert.match(sessionStorage.getItem('tavern-core-message-editor:drafts:sF'), /half-written/);
+  editor.destroy();
+  assert.equal(row().querySelector('.tc-me-card'), null);
+  editor = await mountMessageEditor(root, { sessionId: 'sF', baseURL: ORIGIN, fetch });
+  t.after(() => editor.destroy());
+  await editor.whenIdle();
+  assert.equal(row().querySelector('.tc-me-input')?.value, 'half-written \uD83D\uDE00 and \uD800', 'the editor reopened with the draft, exactly');
+  key(row().querySelector('.tc-me-input'), 'Escape');
+  assert.equal(sessionStorage.getItem('tavern-core-message-editor:drafts:sF'), null);
+  assert.equal(session.length, 20, 'nothing was saved');
+});

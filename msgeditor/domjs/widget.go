@@ -85,6 +85,12 @@ type editorMount struct {
 	// host (a write that landed is not reported as lost).
 	answer js.Func
 	dead   bool
+	// The typed drafts, kept in the tab's session storage under draftKey
+	// (a session switch or a reload must not lose them): restored once the
+	// first state arrives, then written whenever they change.
+	draftKey string
+	restored bool
+	drafts   string
 }
 
 type rowDOM struct {
@@ -99,8 +105,10 @@ type rowDOM struct {
 // mount(root, sessionId, fx) → handle {refresh, call, response, destroy}
 func (e *editorEdge) mount(a bridge.Args) any {
 	e.next++
-	m := &editorMount{id: e.next, w: msgeditor.New(a.Value(1).String()), root: wrapEl(a.Value(0)),
-		fx: a.Value(2), doc: js.Global().Get("document"), rows: map[int]*rowDOM{}}
+	session := a.Value(1).String()
+	m := &editorMount{id: e.next, w: msgeditor.New(session), root: wrapEl(a.Value(0)),
+		fx: a.Value(2), doc: js.Global().Get("document"), rows: map[int]*rowDOM{},
+		draftKey: "tavern-core-message-editor:drafts:" + session}
 	e.mounts[m.id] = m
 	m.listen("click", m.onClick)
 	m.listen("keydown", m.onKey)
@@ -204,12 +212,56 @@ func (m *editorMount) do(reqs []msgeditor.Request) {
 		}
 		m.fx.Call("request", q.ID, q.Method, q.Path, headers, body)
 	}
+	if !m.restored {
+		if stored, ok := m.storage("getItem", m.draftKey); ok && stored.Type() == js.TypeString {
+			m.restored = m.w.RestoreDrafts(bridge.WTF8(stored))
+			m.drafts = m.w.DraftsJSON()
+		} else {
+			m.restored = m.w.State() != nil || !ok
+		}
+	}
 	m.render()
+	m.keepDrafts()
 	m.settle()
 	// Page code run by the redraw (a focus listener) may have destroyed us.
 	if d := m.w.TakeStateRetry(); d > 0 && !m.dead {
 		m.retryState(d)
 	}
+}
+
+// keepDrafts writes the typed drafts to session storage when they changed
+// (removing the item when there are none), once the stored ones were
+// restored.
+func (m *editorMount) keepDrafts() {
+	if !m.restored || m.dead {
+		return
+	}
+	d := m.w.DraftsJSON()
+	if d == m.drafts {
+		return
+	}
+	m.drafts = d
+	if d == "" {
+		m.storage("removeItem", m.draftKey)
+	} else {
+		m.storage("setItem", m.draftKey, bridge.TextWTF8(d))
+	}
+}
+
+// storage calls sessionStorage's method; ok is false when the page has
+// none or it throws (storage off, a sandboxed frame, a full quota): drafts
+// are then kept only while the page lives.
+func (m *editorMount) storage(method string, args ...any) (v js.Value, ok bool) {
+	defer func() {
+		if recover() != nil {
+			v, ok = js.Undefined(), false
+		}
+	}()
+	s := js.Global().Get("sessionStorage")
+	if s.Type() != js.TypeObject {
+		return js.Undefined(), false
+	}
+	return s.Call(method, args...), true
 }
 
 // settle hands finished programmatic calls to the facade's promises.
@@ -339,6 +391,7 @@ func (m *editorMount) onKey(ev js.Value) {
 func (m *editorMount) onInput(ev js.Value) {
 	if _, action, seq, ok := m.target(ev); ok && action == "draft" {
 		m.syncDraft(seq)
+		m.keepDrafts()
 	}
 }
 
