@@ -14,7 +14,6 @@
 package msgeditor
 
 import (
-	"slices"
 	"strconv"
 
 	"tavern-core/jsvalue"
@@ -645,7 +644,13 @@ func (w *Widget) DraftsJSON() string {
 	if len(seqs) == 0 {
 		return ""
 	}
-	slices.Sort(seqs)
+	// Few open editors: an insertion sort (slices.Sort's generic code
+	// costs the page's module ~7 KB).
+	for i := 1; i < len(seqs); i++ {
+		for j := i; j > 0 && seqs[j] < seqs[j-1]; j-- {
+			seqs[j], seqs[j-1] = seqs[j-1], seqs[j]
+		}
+	}
 	out := "{"
 	for i, seq := range seqs {
 		if i > 0 {

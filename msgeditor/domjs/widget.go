@@ -252,16 +252,13 @@ func (m *editorMount) keepDrafts() {
 // none or it throws (storage off, a sandboxed frame, a full quota): drafts
 // are then kept only while the page lives.
 func (m *editorMount) storage(method string, args ...any) (v js.Value, ok bool) {
-	defer func() {
-		if recover() != nil {
-			v, ok = js.Undefined(), false
+	v = js.Undefined()
+	bridge.Guard(func() {
+		if s := js.Global().Get("sessionStorage"); s.Type() == js.TypeObject {
+			v, ok = s.Call(method, args...), true
 		}
-	}()
-	s := js.Global().Get("sessionStorage")
-	if s.Type() != js.TypeObject {
-		return js.Undefined(), false
-	}
-	return s.Call(method, args...), true
+	}, func(*apierr.Error) {})
+	return v, ok
 }
 
 // settle hands finished programmatic calls to the facade's promises.
