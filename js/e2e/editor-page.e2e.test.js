@@ -95,7 +95,7 @@ test('editor page: focus stays in the editor after a refusal, Esc cancels, and f
   assert.deepEqual(errors.map(String), []);
 });
 
-test('editor page: the edited badge appears only with its undo, also after Save & regenerate (S94)', { skip, timeout: 120000 }, async (t) => {
+test('editor page: after Save & regenerate the row keeps its edited badge, with no undo, and says why (S94)', { skip, timeout: 120000 }, async (t) => {
   const { page, errors, row } = await open(t);
   await row(13).locator('.tc-me-pencil').click();
   await row(13).locator('.tc-me-input').waitFor();
@@ -105,10 +105,13 @@ test('editor page: the edited badge appears only with its undo, also after Save 
   await page.locator('#log .row.assistant', { hasText: 'What about dinner?' }).first().waitFor({ timeout: 20000 });
   await page.waitForSelector('body[data-agent=idle]');
   await page.waitForFunction(() => !document.querySelector('#log [data-seq="13"] .tc-me-card'));
-  const rows = await page.evaluate(() => [...document.querySelectorAll('#log [data-seq]')].map((el) => ({
-    seq: el.dataset.seq, badge: !!el.querySelector('.tc-me-badge'), undo: !!el.querySelector('.tc-me-undo'),
-  })));
-  for (const r of rows) assert.equal(r.badge, r.undo, `row ${r.seq}: badge ${r.badge}, undo ${r.undo}`);
+  const r13 = await row(13).evaluate((el) => ({
+    badge: !!el.querySelector('.tc-me-badge'), undo: !!el.querySelector('.tc-me-undo'),
+    title: el.querySelector('.tc-me-badge')?.getAttribute('title') ?? '',
+  }));
+  assert.equal(r13.badge, true, 'edited: the badge stays');
+  assert.equal(r13.undo, false, 'regenerated: no undo');
+  assert.match(r13.title, /can no longer be undone/);
   assert.equal(await row(13).locator('.tc-me-text').textContent(), 'What about dinner?');
   assert.deepEqual(errors.map(String), []);
 });
