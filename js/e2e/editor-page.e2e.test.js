@@ -2,8 +2,8 @@
 // whitespace-only edit never erases a message silently (it asks when
 // attachments would stay, S45, and refuses when nothing would, S47); focus
 // stays in the editor after a refusal (Esc still cancels) and returns to the
-// pencil after Save or Esc (S91); the edited badge appears only with its
-// undo (S94); the page shows when the model is answering and marks a turn a
+// pencil after Save or Esc (S91); a regenerated row keeps its edited badge
+// without an undo (S94); the page shows when the model is answering and marks a turn a
 // server restart cut short; everyday use logs nothing red in the console.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
