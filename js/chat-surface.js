@@ -13,7 +13,7 @@ import './go-runtime.js';
 import './takeover-api.js';
 import './editor-ops-api.js';
 import './takeover-host-api.js';
-import { kindOf, textOf } from './codec.js';
+import { kindOf, textOf, reportToPage } from './codec.js';
 import { allOrNothing } from './all-or-nothing.js';
 import * as DOM from './chat-surface-dom.js';
 import { SURFACE_EVENT as EVENT, SURFACE_OP as OP, SURFACE_START as START, CLASS, SURFACE_LIMIT, RESULT, RESULT_LAYOUT, VERSION_READ as VERSION, CLAIM, PROCESSOR_RESULT } from './protocol.js';
@@ -546,7 +546,7 @@ function isManagedOwnershipRequired() { return fx.managed(); }
 let onRegister = null;
 function registered(kind) {
   if (typeof onRegister !== 'function') return;
-  try { onRegister(kind); } catch (e) { if (typeof globalThis.reportError === 'function') globalThis.reportError(e); else console.error(e); }
+  try { onRegister(kind); } catch (e) { reportToPage(e); }
 }
 function registerParticipant(definition) {
   const index = check(fx.register(definition));

@@ -11,10 +11,6 @@ export function kindOf(v) {
   return v === null ? KIND.null : KIND[typeof v];
 }
 
-/** Whether v is an AbortSignal the platform can read: instanceof holds and
- *  its aborted getter works. An object made with
- *  Object.create(AbortSignal.prototype) passes instanceof and then throws
- *  on every read: the rules refuse it as the look-alike it is (T13, T54). */
 /** String(v) for a message, never throwing: a value whose String() throws
  *  shows as its Object.prototype.toString tag, else as fallback. */
 export function textOf(v, fallback = '') {
@@ -23,6 +19,16 @@ export function textOf(v, fallback = '') {
   }
 }
 
+/** An error no caller can be handed (a page observer's throw): the page's
+ *  reportError where there is one, else the console. */
+export function reportToPage(e) {
+  if (typeof globalThis.reportError === 'function') globalThis.reportError(e); else console.error(e);
+}
+
+/** Whether v is an AbortSignal the platform can read: instanceof holds and
+ *  its aborted getter works. An object made with
+ *  Object.create(AbortSignal.prototype) passes instanceof and then throws
+ *  on every read: the rules refuse it as the look-alike it is (T13, T54). */
 export function isAbortSignal(v) {
   if (!(v instanceof AbortSignal)) return false;
   try {

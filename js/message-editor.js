@@ -4,7 +4,7 @@
 // turns programmatic calls into promises, answering ill-typed ones with the
 // route's bad-request before they reach Go. It holds no other policy.
 import { sharedCore } from './core.js';
-import { textOf } from './codec.js';
+import { textOf, reportToPage as report } from './codec.js';
 
 // More attachment ids than any message holds: a longer list is refused
 // before anything is read from it.
@@ -167,10 +167,6 @@ function isNode(v) {
 
 // A value as text for a message; never throws.
 const describe = (v) => textOf(v, 'a value that cannot be shown');
-
-function report(e) {
-  if (typeof globalThis.reportError === 'function') globalThis.reportError(e); else console.error(e);
-}
 
 function check(r) {
   if (r && typeof r === 'object' && typeof r.internal === 'string') throw new Error(r.internal);

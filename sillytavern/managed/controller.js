@@ -739,7 +739,7 @@ export function createManagedChat({ st, root, api, createHost, onFault, runtimeL
     try {
       reset();
       editing = ed;
-      const at = anchorObj === undefined ? -1 : st.chat().indexOf(anchorObj);
+      const at = anchorObj === undefined ? -1 : chatNow.indexOf(anchorObj);
       if (at >= 0) anchor = at;
       const p = openEpoch(anchor, known, carry);
       // open() and the jump commit synchronously (C130): the new epoch's
