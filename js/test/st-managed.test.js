@@ -491,20 +491,27 @@ test('runtimes stay within the admission budget while scrolling a dense chat; re
   assert.equal(c.host.getFault(), null);
 });
 
+// A 1,000-message chat, the view at message 500, SillyTavern's editor open
+// on it (and absorbed: transient, held).
+async function editingAt500(t) {
+  const s = await opened(t, { count: 1000 });
+  s.c.jumpToMessage(500);
+  s.sched.flush();
+  const edited = s.T.chat[500];
+  const ta = s.T.messageEdit(500);
+  await tick();
+  s.sched.flush();
+  return { ...s, edited, ta };
+}
+
 // Helper-found (2026-12-05): with an editor open far up, a new message, a
 // copy or the end button moved the view to the end, which unmounted the
 // message being edited: the typed text was gone and SillyTavern still took
 // the message for being edited (its next edit "saved" the message from its
 // displayed text, markdown lost, or threw for a message with no element).
 test('C96: with an editor open far up, a new last message does not take the view to the end; the end button refuses; the editor stays', async (t) => {
-  const s = await opened(t, { count: 1000 });
-  const { T, c, sched } = s;
-  c.jumpToMessage(500);
-  sched.flush();
-  const ta = T.messageEdit(500);
+  const { T, c, sched, ta } = await editingAt500(t);
   ta.value = 'typed, not saved';
-  await tick();
-  sched.flush();
   assert.equal(c.host.snapshot().projectionHeld, true);
   const m = { name: 'User', is_user: true, mes: 'sent while editing', extra: {} };
   T.chat.push(m);
@@ -531,13 +538,7 @@ test('C96: with an editor open far up, a new last message does not take the view
 });
 
 test('a message inserted above the last one (the editor\'s "copy", /sendas at=) does not scroll to the end, as in vanilla', async (t) => {
-  const s = await opened(t, { count: 1000 });
-  const { T, c, sched } = s;
-  c.jumpToMessage(500);
-  sched.flush();
-  const ta = T.messageEdit(500);
-  await tick();
-  sched.flush();
+  const { T, c, sched, ta } = await editingAt500(t);
   const clone = { ...T.chat[500], mes: 'the copy', extra: {} };
   T.chat.splice(501, 0, clone);
   T.addOneMessageAfter(clone, 500);
@@ -566,14 +567,7 @@ test('a message inserted above the last one (the editor\'s "copy", /sendas at=) 
 });
 
 test('an editor whose message is remounted anyway (its mesid changed) ends SillyTavern\'s edit and says so', async (t) => {
-  const s = await opened(t, { count: 1000 });
-  const { T, c, sched } = s;
-  c.jumpToMessage(500);
-  sched.flush();
-  const edited = T.chat[500];
-  T.messageEdit(500);
-  await tick();
-  sched.flush();
+  const { T, c, sched, edited } = await editingAt500(t);
   // chat[] changed with no DOM write: a message inserted far above.
   T.chat.splice(10, 0, { name: 'Char', is_user: false, mes: 'inserted above', extra: {} });
   c.sync();
@@ -635,14 +629,7 @@ test('pinned settings read as managed mode needs; the user\'s values are what is
 // one that did not is lost, and SillyTavern's edit is ended as when it is
 // remounted (above).
 test('a resynchronisation keeps an editor whose message kept its mesid, and ends SillyTavern\'s edit of one that did not', async (t) => {
-  const s = await opened(t, { count: 1000 });
-  const { T, c, sched } = s;
-  c.jumpToMessage(500);
-  sched.flush();
-  const edited = T.chat[500];
-  T.messageEdit(500);
-  await tick();
-  sched.flush();
+  const { T, c, sched, edited } = await editingAt500(t);
   // Absorbing fails once: SillyTavern's chat[] read throws at its second
   // read (the first is sync()'s structure check, outside absorbing).
   const failOnce = () => {
