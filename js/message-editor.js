@@ -88,6 +88,21 @@ export async function mountMessageEditor(root, options = {}) {
           if (method === 'POST' && status === 200) tellOthers();
         }, (err) => answer(0, describe(err?.message ?? err)));
     },
+    // The tab's session storage, where the widget keeps typed drafts. The
+    // page's hazards stay here: a storage that is off or refused (a
+    // sandboxed frame's getter throws SecurityError) or full answers null
+    // and keeps nothing, since a throw would unwind through Go's frames.
+    storage(op, key, value) {
+      try {
+        const s = globalThis.sessionStorage;
+        if (op === 'get') {
+          const v = s.getItem(key);
+          return typeof v === 'string' ? v : null;
+        }
+        if (op === 'set') s.setItem(key, value); else s.removeItem(key);
+      } catch { /* drafts are kept only while the page lives */ }
+      return null;
+    },
     settle(token, ok, code, message, body) {
       const resolve = waiters.get(token);
       waiters.delete(token);

@@ -549,3 +549,25 @@ test('a typed draft survives a remount (a session switch, a reload); Esc forgets
   assert.equal(sessionStorage.getItem('tavern-core-message-editor:drafts:sF'), null);
   assert.equal(session.length, 20, 'nothing was saved');
 });
+
+// A page whose storage throws (off, a sandboxed frame, a full quota): the
+// editor works as before, drafts kept only while the page lives.
+test('drafts: a sessionStorage that throws changes nothing else; the next calls work', async (t) => {
+  const { session, root, fetch } = setup(t);
+  const desc = Object.getOwnPropertyDescriptor(globalThis, 'sessionStorage');
+  Object.defineProperty(globalThis, 'sessionStorage', { configurable: true, get() { throw new Error('storage refused'); } });
+  t.after(() => { if (desc) Object.defineProperty(globalThis, 'sessionStorage', desc); else delete globalThis.sessionStorage; });
+  const editor = await mountMessageEditor(root, { sessionId: 'sF', baseURL: ORIGIN, fetch });
+  t.after(() => editor.destroy());
+  await editor.whenIdle();
+  const row = () => root.querySelector('[data-seq="2"]');
+  row().querySelector('.tc-me-pencil').click();
+  const ta = row().querySelector('.tc-me-input');
+  ta.value = 'saved anyway';
+  ta.dispatchEvent(new window.Event('input', { bubbles: true }));
+  key(ta, 'Enter');
+  await editor.whenIdle();
+  assert.equal(session.length, 21);
+  assert.equal(row().querySelector('.tc-me-text').textContent, 'saved anyway');
+  assert.equal((await editor.undo(2)).ok, true, 'the next call works');
+});

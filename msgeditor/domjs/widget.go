@@ -70,7 +70,7 @@ type editorMount struct {
 	id       int
 	w        *msgeditor.Widget
 	root     *elem
-	fx       js.Value // request(id, method, path, headers, body), settle(token, ok, code, message, body)
+	fx       js.Value // request(id, method, path, headers, body), settle(token, ok, code, message, body), storage(op, key, value)
 	doc      js.Value
 	banner   *elem
 	rows     map[int]*rowDOM
@@ -213,11 +213,11 @@ func (m *editorMount) do(reqs []msgeditor.Request) {
 		m.fx.Call("request", q.ID, q.Method, q.Path, headers, body)
 	}
 	if !m.restored {
-		if stored, ok := m.storage("getItem", m.draftKey); ok && stored.Type() == js.TypeString {
+		if stored := m.fx.Call("storage", "get", m.draftKey); stored.Type() == js.TypeString {
 			m.restored = m.w.RestoreDrafts(bridge.WTF8(stored))
 			m.drafts = m.w.DraftsJSON()
 		} else {
-			m.restored = m.w.State() != nil || !ok
+			m.restored = m.w.State() != nil
 		}
 	}
 	m.render()
@@ -242,23 +242,10 @@ func (m *editorMount) keepDrafts() {
 	}
 	m.drafts = d
 	if d == "" {
-		m.storage("removeItem", m.draftKey)
+		m.fx.Call("storage", "remove", m.draftKey)
 	} else {
-		m.storage("setItem", m.draftKey, bridge.TextWTF8(d))
+		m.fx.Call("storage", "set", m.draftKey, bridge.TextWTF8(d))
 	}
-}
-
-// storage calls sessionStorage's method; ok is false when the page has
-// none or it throws (storage off, a sandboxed frame, a full quota): drafts
-// are then kept only while the page lives.
-func (m *editorMount) storage(method string, args ...any) (v js.Value, ok bool) {
-	v = js.Undefined()
-	bridge.Guard(func() {
-		if s := js.Global().Get("sessionStorage"); s.Type() == js.TypeObject {
-			v, ok = s.Call(method, args...), true
-		}
-	}, func(*apierr.Error) {})
-	return v, ok
 }
 
 // settle hands finished programmatic calls to the facade's promises.
