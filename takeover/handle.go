@@ -357,6 +357,12 @@ func (h *Handle) SetOnUpdate(kind jsvalue.Kind) *apierr.Error {
 			h.cancelTimer()
 			h.pending = false
 			h.deliver(Attach)
+			// In immediate mode a write the attach callback made is
+			// delivered right after it returns, as after any call (T45);
+			// inside another delivery that delivery's loop takes it.
+			if h.Interval == 0 {
+				h.flushImmediate()
+			}
 		}
 		return nil
 	case jsvalue.Null, jsvalue.Undefined:

@@ -501,6 +501,49 @@ func TestT44T45_ThrowAndReentry(t *testing.T) {
 	}
 }
 
+// T41/T45: in immediate mode, writes an attach-flush callback makes are
+// delivered by further calls right after it returns, not left pending.
+func TestT45_WriteInsideAttachFlush(t *testing.T) {
+	w := newWorld(t)
+	h := w.H(nil)
+	w.setText(h, "a")
+	var events []string
+	w.onUpdate(h, func(text, reasoning string) {
+		events = append(events, "enter:"+text+"/"+reasoning)
+		switch text {
+		case "a":
+			w.setText(h, "b")
+		case "b":
+			if reasoning == "" {
+				w.setReasoning(h, "r")
+				panic("after a write") // the write still goes out (T44)
+			}
+		}
+		events = append(events, "exit")
+	})
+	events = append(events, "returned")
+	want := []string{"enter:a/", "exit", "enter:b/", "enter:b/r", "exit", "returned"}
+	if strings.Join(events, ",") != strings.Join(want, ",") {
+		t.Fatalf("events %v", events)
+	}
+	if got := w.warns[len(w.warns)-1]; got != "[message-takeover] onUpdate threw during immediate flush (owner=unknown)" {
+		t.Fatalf("warn %q", got)
+	}
+	// Timed mode: such a write starts a window as usual.
+	r := &recorder{}
+	h2 := w.H(func(o *opts) { o.interval = jsvalue.Num(10) })
+	w.setText(h2, "x")
+	w.onUpdate(h2, func(a, b string) {
+		r.cb(a, b)
+		if a == "x" {
+			w.setText(h2, "y")
+		}
+	})
+	wantCalls(t, r, [2]string{"x", ""})
+	w.advance(10)
+	wantCalls(t, r, [2]string{"x", ""}, [2]string{"y", ""})
+}
+
 // T31/T45: a commit from inside a callback runs its final flush nested.
 func TestT31_CommitInsideCallback(t *testing.T) {
 	w := newWorld(t)

@@ -639,3 +639,16 @@ test('T53: a GENERATION_STOPPED override names the stop event', async () => {
   await p;
   assert.deepEqual(names(s.log).slice(-3), ['removeSlot', 'emit gs', 'unlockUI']);
 });
+
+test('T41 T45: in immediate mode, writes made by the attach-flush callback are delivered right after it returns', () => {
+  const h = H();
+  h.setText('a');
+  const ev = [];
+  h.setOnUpdate((t, r) => {
+    ev.push(`${t}/${r}`);
+    if (t === 'a') h.setText('b');
+    else if (t === 'b' && r === '') h.appendReasoning('r');
+  });
+  ev.push('returned');
+  assert.deepEqual(ev, ['a/', 'b/', 'b/r', 'returned']);
+});
