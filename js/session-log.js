@@ -201,8 +201,8 @@ function goPort(h) {
   // session's new agent from the one a pending wake went to (S65).
   const agents = new WeakMap();
   const agentPort = (a) => {
-    if ((typeof a !== 'object' && typeof a !== 'function') || a === null) {
-      return { status: () => a?.status, followup: (m) => a.followup(JSON.parse(m)) };
+    if (typeof a !== 'object' && typeof a !== 'function') {
+      return { status: () => a.status, followup: (m) => a.followup(JSON.parse(m)) };
     }
     let p = agents.get(a);
     if (!p) agents.set(a, p = { status: () => a.status, followup: (m) => a.followup(JSON.parse(m)) });
@@ -222,7 +222,10 @@ function goPort(h) {
           s.append(type, JSON.parse(data), { surfaceOp: JSON.parse(surfaceOp), sourceEventSeqs }),
         agent() {
           const a = h.agent(id);
-          return a == null ? null : agentPort(a);
+          // S78: a live agent *with* followup; without one the session is
+          // not loaded (a regenerate would write and then fail to wake it).
+          if (a == null || typeof a.followup !== 'function') return null;
+          return agentPort(a);
         },
       };
       if (typeof s.flush === 'function') port.flush = () => s.flush();

@@ -546,3 +546,19 @@ test('S76: a BigInt from the host (registry, request, header version, agent stat
   const regen = await send(t, 'regenerate', { body: { session: 'sF', target: { messageId: 'u2' } } });
   assert.equal(regen.error?.code, 'agent-busy', JSON.stringify(regen));
 });
+
+test('S78: an agent without a followup function is not a loaded session: every operation refuses and nothing is written', async () => {
+  for (const agent of [{ status: 'idle' }, { status: 'idle', followup: 5 }]) {
+    const t = setup({ agent });
+    for (const [op, body] of [
+      ['regenerate', { session: 'sF', target: { messageId: 'u2' } }],
+      ['edit', { session: 'sF', target: { messageId: 'u1' }, text: 'x' }],
+    ]) {
+      const r = await send(t, op, { body });
+      assert.equal(r.status, 409, `${op}: ${r.error?.message}`);
+      assert.equal(r.error.code, 'session-not-loaded');
+    }
+    assert.equal(t.session.length, 20);
+    assert.deepEqual(validate(readFileSync(t.path)), { ok: true, version: 4, events: 20 });
+  }
+});
