@@ -558,12 +558,14 @@ func (b *bounded) normalCommit(kind commitKind, replace map[int]bool, suspended 
 		w = b.layout.Plan(Normal(a, z, n))
 	}
 	proj := w.Mounted(n)
+	// V is this commit's from its layout write on: hooks it runs see it
+	// in snapshot() (C143), in the first normal commit as in later ones.
+	b.hasViewport = true
 	if !(kind >= commitGeometry && b.sameLayout(w, proj)) {
 		if err := b.env.commit(proj, replace, &w); err != nil {
 			return err
 		}
 	}
-	b.hasViewport = true
 	b.measureMounted()
 	// During a gesture S is the user's: written only when the anchor moved
 	// (an assignment stops the browser's smooth scroll where it is).

@@ -234,3 +234,16 @@ test('C143: the managed runtime snapshot: scheduled, pending candidates, then ac
   assert.deepEqual(host.snapshot().viewport, [0, 1, 2]);
   assert.equal(host.snapshot().followingTail, true);
 });
+
+test('C143: a hook inside the first normal commit sees that commit\'s viewport, as hooks of later commits see theirs', async () => {
+  const chat = withPre(3);
+  const { host, sched } = setup(chat);
+  const seen = [];
+  beh.mount = ({ mesid }) => { seen.push([mesid, host.snapshot().viewport]); };
+  await host.open();
+  sched.flush();
+  // The tail-only commit of open() (C92) has no viewport yet; the normal
+  // commit that follows mounts 0 and 1 with V = [0, 1, 2].
+  assert.deepEqual(seen, [[2, []], [0, [0, 1, 2]], [1, [0, 1, 2]]]);
+  assert.deepEqual(host.snapshot().viewport, [0, 1, 2]);
+});
