@@ -62,8 +62,10 @@ func (d *Decoder) u32() uint32 { lo := uint32(d.unit()); return lo | uint32(d.un
 
 // Count reads a number of entries that follow, each at least one unit:
 // a count the units sent cannot hold is refused before it sizes anything.
-func (d *Decoder) Count() int {
-	n := d.F64()
+func (d *Decoder) Count() int { return d.CountOf(d.F64()) }
+
+// CountOf is Count for a number already read.
+func (d *Decoder) CountOf(n float64) int {
 	if !(n >= 0 && n <= float64(len(d.u)-d.pos)) {
 		panic("bridge: count exceeds the units sent")
 	}

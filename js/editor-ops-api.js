@@ -4,7 +4,7 @@
 // setText/setReasoning through the handle, and runs pipeFrom's iteration.
 
 import {
-  CLASS, EO_CHUNK, EO_HANDLE as KIND, EO_OP as OP, EO_PATCH_FIELD as PATCH_FIELDS, EO_PIPE, EO_TARGET, TK_FIELD, TK_WRITE,
+  CLASS, EO_CHUNK, EO_HANDLE as KIND, EO_LIMIT, EO_OP as OP, EO_PATCH_FIELD as PATCH_FIELDS, EO_PIPE, EO_TARGET, TK_FIELD, TK_WRITE,
 } from './protocol.js';
 import { isAbortSignal } from './codec.js';
 
@@ -202,15 +202,22 @@ export function createEditorOpsApi(core) {
     // Entries are read in order up to the first that is not an object: O14
     // fails there (O15: nothing after a failing entry matters), so an array
     // whose length promises more than it holds costs only what it holds.
+    // Past EO_LIMIT.MAX_PATCH_ENTRIES nothing more is read: Go refuses the
+    // next entry as one past the bound, after checking those before it.
+    const MAX = EO_LIMIT.MAX_PATCH_ENTRIES;
     const entries = [];
+    let total = 1; // the list's length, as Go reports it past the bound
     if (Array.isArray(input)) {
-      for (let i = 0, n = input.length; i < n; i++) {
+      const n = input.length; // (read once: a Proxy's length may change)
+      for (let i = 0; i < n && i < MAX; i++) {
         const p = input[i];
         entries.push(readPatch(p));
         if (p === null || typeof p !== 'object') break;
       }
+      total = entries.length === MAX && n > MAX ? Math.min(Number(n), 2 ** 53) : entries.length;
     } else entries.push(readPatch(input));
     begin(h, kind, value);
+    core.f64(total);
     core.f64(entries.length);
     for (const fields of entries) for (const v of fields) core.value(v);
     cur = value;

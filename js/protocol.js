@@ -358,6 +358,11 @@ export const EO_PATCH_FIELD = Object.freeze([
   "newString",
 ]);
 
+// bounds the facade applies before reading a page's list (takeover/editops)
+export const EO_LIMIT = Object.freeze({
+  MAX_PATCH_ENTRIES: 100000,
+});
+
 // takeover.Op: what a driver action asks the facade to do
 export const DRIVER_OP = Object.freeze({
   DONE: 0,

@@ -164,6 +164,9 @@ func takeoverGroups() []Group {
 			{"APPEND", int(editops.PipeAppend)}, {"REPLACE", int(editops.PipeReplace)},
 		}, false, nil},
 		{"EO_PATCH_FIELD", "a patch entry's properties, in the order they cross (editops.PatchFields)", nil, false, editops.PatchFields[:]},
+		{"EO_LIMIT", "bounds the facade applies before reading a page's list (takeover/editops)", []Entry{
+			{"MAX_PATCH_ENTRIES", editops.MaxPatchEntries},
+		}, false, nil},
 		{"DRIVER_OP", "takeover.Op: what a driver action asks the facade to do", []Entry{
 			{"DONE", int(takeover.OpDone)}, {"DISPATCH", int(takeover.OpDispatch)}, {"CALL", int(takeover.OpCall)},
 			{"WARN", int(takeover.OpWarn)}, {"SUBSCRIBE", int(takeover.OpSubscribe)},

@@ -1320,3 +1320,33 @@ test('O33 T1: section bodies and ids keep lone surrogates exactly', () => {
   appendToReasoningSection(s.h, '\uD83D', '\uDE00');
   assert.deepEqual(units(s.h.getReasoning()), units('### [\uD83D] (running)\n\uDE00'));
 });
+
+test('O13 O15: a list of more than 100,000 entries fails at entry 100,000, after the ones before it; nothing else is read or written', () => {
+  const { h, calls } = setup('abc');
+  let reads = 0;
+  const entry = { get kind() { reads++; return 'insert_at'; }, offset: 0, text: 'x' };
+  const full = new Array(100001).fill(entry);
+  for (const [list, length] of [
+    [new Array(4e6).fill(entry), 4e6],
+    // A length the array does not hold (a Proxy is an array to Array.isArray).
+    [new Proxy(full, { get: (t, k) => (k === 'length' ? 1e9 : Reflect.get(t, k)) }), 1e9],
+  ]) {
+    reads = 0;
+    const e = caught(() => applyPatch(h, list));
+    assert.ok(e instanceof EditorOpsError);
+    assert.equal(e.code, 'invalid_offset');
+    assert.equal(e.message, `applyPatch takes at most 100000 entries, got ${length}`);
+    assert.deepEqual({ ...e.details }, { reason: 'too_many_entries', count: length, max: 100000, index: 100000 });
+    assert.equal(reads, 100000);
+  }
+  // An entry before the bound that fails is reported first (O15).
+  const bad = new Array(4e6).fill(entry);
+  bad[7] = { kind: 'nope' };
+  assert.equal(caught(() => applyPatch(h, bad)).details.index, 7);
+  assert.equal(h.getText(), 'abc');
+  assert.deepEqual(calls, []);
+  // At the bound the list applies, as one write.
+  applyPatch(h, full.slice(0, 100000));
+  assert.equal(h.getText().length, 100003);
+  assert.equal(calls.length, 1);
+});

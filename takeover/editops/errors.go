@@ -22,6 +22,7 @@ const (
 	ReasonUnknownKind    = "unknown_kind"
 	ReasonUnknownMode    = "unknown_mode"
 	ReasonBadSection     = "bad_section"
+	ReasonTooMany        = "too_many_entries"
 )
 
 // invalid builds an invalid_offset error whose details start with reason.

@@ -51,25 +51,46 @@ func pick(v jsvalue.Value, name string, alias jsvalue.Value, aliasName string) c
 
 func nullish(v jsvalue.Value) bool { return v.Kind == jsvalue.Undefined || v.Kind == jsvalue.Null }
 
-// ApplyPatch is O13–O16. Entries are validated and applied in order to a
-// scratch value; the first failure returns that entry's error with
-// details.index appended and no edit. On success the Edit holds one splice
-// per entry, for a single setText. An empty list is a Noop. Units is called
-// at most once, and only if an entry is a context_replace.
+// MaxPatchEntries bounds one applyPatch call. The spec sets none; a bound
+// keeps a page's array length from sizing the work (each entry becomes a
+// splice). No tool produces anywhere near this many.
+const MaxPatchEntries = 100_000
+
+// ApplyPatch is O13–O16 over a list already read (ApplyPatches).
 func ApplyPatch(h HandleKind, text Buffer, entries []Patch) (Edit, *apierr.Error) {
+	k := 0
+	return ApplyPatches(h, text, len(entries), len(entries), func(p *Patch) { *p = entries[k]; k++ })
+}
+
+// ApplyPatches is O13–O16 for a list of total entries of which the first n
+// (at most MaxPatchEntries) are read one at a time with next, never held
+// together. They are validated and applied in order to a scratch value;
+// the first failure returns that entry's error with details.index appended
+// and no edit. Entry MaxPatchEntries, when the list has one, fails as an
+// entry past the bound (reason too_many_entries): the entries before it are
+// checked first, as O15 orders. On success the Edit holds one splice per
+// entry, for a single setText. An empty list is a Noop. Units is called at
+// most once, and only if an entry is a context_replace.
+func ApplyPatches(h HandleKind, text Buffer, n, total int, next func(*Patch)) (Edit, *apierr.Error) {
 	if err := checkHandle(h); err != nil {
 		return Edit{}, err
 	}
-	if len(entries) == 0 {
+	if total == 0 {
 		return Edit{Buf: Text, Noop: true}, nil
 	}
-	sc := scratch{src: text, n: text.Len(), splices: make([]Splice, 0, len(entries))}
-	for k := range entries {
-		sp, err := sc.entry(&entries[k])
+	sc := scratch{src: text, n: text.Len()}
+	var p Patch
+	for k := 0; k < min(n, MaxPatchEntries); k++ {
+		next(&p)
+		sp, err := sc.entry(&p)
 		if err != nil {
 			return Edit{}, err.With("index", jsvalue.Int(k))
 		}
 		sc.push(sp)
+	}
+	if total > min(n, MaxPatchEntries) {
+		return Edit{}, invalid(ReasonTooMany, jsvalue.U("applyPatch takes at most "+itoa(MaxPatchEntries)+" entries, got "+itoa(total))).
+			With("count", jsvalue.Int(total)).With("max", jsvalue.Int(MaxPatchEntries)).With("index", jsvalue.Int(MaxPatchEntries))
 	}
 	return Edit{Buf: Text, Splices: sc.splices}, nil
 }

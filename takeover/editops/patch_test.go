@@ -107,6 +107,38 @@ func TestO16_IndexOnEveryEntryError(t *testing.T) {
 	wantErr(t, err, CodePatchNotFound, "context_replace.find must be a non-empty string", D("find", ""))
 }
 
+// O13: a list longer than MaxPatchEntries fails at the entry past the
+// bound, after the entries before it were checked in order (O15); up to
+// it, entries are read one at a time and applied in order.
+func TestO13_BoundedEntries(t *testing.T) {
+	read := 0
+	x := func(p *Patch) { read++; *p = ia(0, "x") }
+	_, err := ApplyPatches(CoreHandle, B("abc"), MaxPatchEntries, 4_000_000, x)
+	wantErr(t, err, CodeInvalidOffset, "applyPatch takes at most 100000 entries, got 4000000",
+		D("reason", "too_many_entries", "count", 4_000_000, "max", MaxPatchEntries, "index", MaxPatchEntries))
+	if read != MaxPatchEntries {
+		t.Fatalf("read %d entries", read)
+	}
+	// An earlier entry's own failure comes first.
+	read = 0
+	_, err = ApplyPatches(CoreHandle, B("abc"), MaxPatchEntries, 4_000_000, func(p *Patch) {
+		if read++; read == 7 {
+			*p = Patch{Entry: null}
+		} else {
+			*p = ia(0, "x")
+		}
+	})
+	wantErr(t, err, CodeInvalidOffset, "patch must be an object, got object", D("reason", "not_an_object", "index", 6))
+	// The handle is checked first (O3), as for any list.
+	_, err = ApplyPatches(NotAHandle, B("abc"), 0, 4_000_000, nil)
+	wantErr(t, err, CodeInvalidOffset, "handle must be a message editor handle", D("reason", "not_an_object"))
+	read = 0
+	e, err := ApplyPatches(CoreHandle, B(""), MaxPatchEntries, MaxPatchEntries, x)
+	if err != nil || read != MaxPatchEntries || len(e.Splices) != MaxPatchEntries {
+		t.Fatalf("at the bound: %v, read %d", err, read)
+	}
+}
+
 // O17 (S116): find must be a non-empty string; details.find as given.
 func TestO17_FindMustBeNonEmptyString(t *testing.T) {
 	sym := jsvalue.Opaque(jsvalue.Symbol, 12)

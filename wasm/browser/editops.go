@@ -172,11 +172,14 @@ func eoOp(op, n int32) (st int32) {
 		start := value(&d)
 		edit, err = editops.DeleteRange(kind, buf, start, value(&d))
 	case protocol.OpApplyPatch:
-		entries := make([]editops.Patch, d.Count())
-		for i := range entries {
-			entries[i] = readPatch(&d)
+		// The list's length, then the entries the facade read (at most
+		// editops.MaxPatchEntries), decoded one at a time as they apply.
+		total := d.F64()
+		n := d.Count()
+		if !(total > float64(n) && total <= 1<<53) {
+			total = float64(n)
 		}
-		edit, err = editops.ApplyPatch(kind, buf, entries)
+		edit, err = editops.ApplyPatches(kind, buf, n, int(total), func(p *editops.Patch) { *p = readPatch(&d) })
 	case protocol.OpPatchBySemantic:
 		edit, err = editops.PatchBySemantic(kind, buf, readPatch(&d))
 	case protocol.OpEnsureSection:
