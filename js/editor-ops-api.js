@@ -325,7 +325,11 @@ export function createEditorOpsApi(core) {
       const m = ex.eo_op(OP.CHECK_PIPE, core.flush());
       if (m < 0) { reject(fail()); return; }
       core.refs.length = 0;
-      const abortReason = () => signal.reason ?? new DOMException('The operation was aborted.', 'AbortError');
+      // The signal is the page's: its own getters and methods may throw.
+      // What a getter throws is the abort's reason; the pipe always settles.
+      const abortReason = () => {
+        try { return signal.reason ?? new DOMException('The operation was aborted.', 'AbortError'); } catch (err) { return err; }
+      };
       if (signal?.aborted) { reject(abortReason()); return; }
       try {
         if (m === EO_PIPE.REPLACE) h.setText('');
@@ -348,11 +352,11 @@ export function createEditorOpsApi(core) {
       const finish = (fn, value) => {
         if (done) return;
         done = true;
-        signal?.removeEventListener('abort', onAbort);
+        try { signal?.removeEventListener('abort', onAbort); } catch { /* the listener stays, inert: done */ }
         fn(value);
       };
       const onAbort = () => { if (!done) { finish(reject, abortReason()); closeIterator(); } };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      try { signal?.addEventListener('abort', onAbort, { once: true }); } catch (err) { finish(reject, err); closeIterator(); return; }
 
       const write = (v) => {
         const obj = v !== null && typeof v === 'object';
@@ -393,11 +397,13 @@ export function createEditorOpsApi(core) {
             try { v = await v; } catch (err) { finish(reject, err); return; }
             if (done) return;
           }
-          if (signal?.aborted) { onAbort(); return; }
+          let aborted;
+          try { aborted = signal?.aborted; } catch (err) { finish(reject, err); closeIterator(); return; }
+          if (aborted) { onAbort(); return; }
           try { write(v); } catch (err) { finish(reject, err); closeIterator(); return; }
         }
       };
-      step();
+      step().catch((err) => { finish(reject, err); closeIterator(); });
     });
   }
 

@@ -1350,3 +1350,37 @@ test('O13 O15: a list of more than 100,000 entries fails at entry 100,000, after
   assert.equal(h.getText().length, 100003);
   assert.equal(calls.length, 1);
 });
+
+test('O26 O31: a signal whose own methods or getters throw still settles the pipe, and the next pipe works', async () => {
+  const { h } = setup('');
+  const gen = async function* () { yield { type: 'text', delta: 'a' }; yield { type: 'text', delta: 'b' }; };
+  const unhandled = [];
+  const onUnhandled = (e) => unhandled.push(e);
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    // removeEventListener throws when the pipe finishes: it still resolves.
+    let c = new AbortController();
+    Object.defineProperty(c.signal, 'removeEventListener', { value() { throw new Error('remove'); } });
+    await pipeFrom(h, gen(), { signal: c.signal });
+    assert.equal(h.getText(), 'ab');
+    // aborted reads once, then throws: the pipe rejects with what it threw.
+    c = new AbortController();
+    let n = 0;
+    const late = new Error('aborted getter');
+    Object.defineProperty(c.signal, 'aborted', { get() { if (++n > 1) throw late; return false; } });
+    assert.equal(await pipeFrom(h, gen(), { signal: c.signal }).then(() => 'resolved', (e) => e), late);
+    // An abort mid-stream whose reason getter throws rejects with that throw.
+    c = new AbortController();
+    const bad = new Error('reason getter');
+    Object.defineProperty(c.signal, 'reason', { get() { throw bad; } });
+    const slow = async function* () { yield { type: 'text', delta: 'x' }; await new Promise((r) => setTimeout(r, 5)); yield { type: 'text', delta: 'y' }; };
+    const p = pipeFrom(h, slow(), { signal: c.signal });
+    setTimeout(() => c.abort(), 1);
+    assert.equal(await p.then(() => 'resolved', (e) => e), bad);
+    await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(unhandled, []);
+    h.setText('');
+    await pipeFrom(h, gen());
+    assert.equal(h.getText(), 'ab');
+  } finally { process.off('unhandledRejection', onUnhandled); }
+});
