@@ -2,6 +2,11 @@ package sessionlog
 
 import "fmt"
 
+// MaxLogBytes bounds a log handed over as bytes: a copy of more would not
+// leave a 32-bit module room to read it (Go's out-of-memory is fatal), and no
+// session comes near it.
+const MaxLogBytes = 1 << 30
+
 // Stable error codes. The editor codes are the ones of S76; CodeInvalidLog
 // covers every decoder and validator refusal (V1–V23, JSON syntax).
 const (

@@ -343,6 +343,25 @@ test('validate and fold take a log of more than 16 MiB as bytes (a Buffer, a Uin
   assert.equal(f.messages[0].content[0].text.length, text.length);
 });
 
+test('a Proxy of a byte array is refused before anything is read, and a log of more than 1 GiB before it is copied; the module keeps working', () => {
+  const header = '{"type":"session","version":4,"id":"x","createdAt":0}\n';
+  let reads = 0;
+  const proxy = new Proxy(new Uint8Array(Buffer.from(header)), {
+    get: (t, k) => { reads++; return k === 'length' ? 1e9 : Reflect.get(t, k); },
+  });
+  for (const fn of [validate, fold, openLog]) {
+    assert.throws(() => fn(proxy), { name: 'TypeError', message: 'a session log is a string or its bytes (a Uint8Array or an ArrayBuffer), not a Proxy of a Uint8Array' });
+  }
+  assert.equal(reads, 0);
+  // Not zeroed: the pages are never touched, so this costs no memory.
+  const huge = Buffer.allocUnsafe(2 ** 30 + 1);
+  for (const fn of [validate, fold, openLog]) {
+    assert.throws(() => fn(huge), (e) => e instanceof SessionLogError && e.code === 'read-failed' &&
+      e.message === 'the log is 1073741825 bytes; at most 1073741824 can be read');
+  }
+  assert.equal(validate(Buffer.from(header)).ok, true);
+});
+
 test('openLog and validate read a byte array\'s real length, whatever its byteLength getter claims', () => {
   class Liar extends Uint8Array { get byteLength() { return 2 ** 40; } get length() { return 2 ** 40; } }
   const header = '{"type":"session","version":4,"id":"x","createdAt":0}\n';

@@ -4,11 +4,13 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"syscall/js"
 
 	"tavern-core/apierr"
 	"tavern-core/bridge"
 	"tavern-core/jsvalue"
+	"tavern-core/sessionlog"
 )
 
 // jsCall runs f, turning a thrown JS exception (js.Value.Call panics with
@@ -127,16 +129,20 @@ func isNullish(v js.Value) bool { return v.IsUndefined() || v.IsNull() }
 
 // bytesOf reads a JS string or Uint8Array. A string goes through UTF-8 (see
 // api.go on exactness); bytes are copied as they are.
-func bytesOf(v js.Value) []byte {
+func bytesOf(v js.Value) ([]byte, error) {
 	if bridge.TypeOf(v) == js.TypeString {
-		return []byte(v.String())
+		return []byte(v.String()), nil
 	}
 	if v.InstanceOf(js.Global().Get("Uint8Array")) {
-		b := make([]byte, v.Get("byteLength").Int())
+		n := v.Get("byteLength").Float()
+		if n > sessionlog.MaxLogBytes {
+			return nil, &apiError{Code: sessionlog.CodeReadFailed, Message: fmt.Sprintf("the log is %.0f bytes; at most %d can be read", n, sessionlog.MaxLogBytes)}
+		}
+		b := make([]byte, int(n))
 		js.CopyBytesToGo(b, v)
-		return b
+		return b, nil
 	}
-	return nil
+	return nil, nil
 }
 
 // newPromise returns a Promise whose settlement run decides on a new

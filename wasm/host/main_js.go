@@ -45,7 +45,10 @@ func apiCall(_ js.Value, args []js.Value) (out any) {
 	if v := arg(args, 1); bridge.TypeOf(v) == js.TypeNumber {
 		id = v.Int()
 	}
-	input := bytesOf(arg(args, 2))
+	input, err := bytesOf(arg(args, 2))
+	if err != nil {
+		return string(envelope(nil, err))
+	}
 	var raw []byte
 	if v := arg(args, 3); bridge.TypeOf(v) == js.TypeString {
 		raw = []byte(v.String())
