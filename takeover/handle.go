@@ -1,6 +1,8 @@
 package takeover
 
 import (
+	"strconv"
+
 	"tavern-core/apierr"
 	"tavern-core/jsvalue"
 )
@@ -302,6 +304,13 @@ func (h *Handle) warn(what string) {
 	h.kernel.edge.Warn(h, jsvalue.Cat(jsvalue.U("[message-takeover] "+what+" (owner="), h.Owner, jsvalue.U(")")))
 }
 
+// MaxRedeliveries bounds T45's loop: a callback that writes in every call
+// (setText(t.trim()) writes even when nothing changes) would otherwise spin
+// inside the first write forever, where the reference's nested calls end in
+// a stack overflow it recovers from. Past the bound the update stays pending
+// for the next write, an attach or the final flush.
+const MaxRedeliveries = 1000
+
 // flushImmediate delivers until nothing is pending. A write made by the
 // callback itself is picked up by the running loop after the callback
 // returns instead of nesting (T45).
@@ -309,7 +318,11 @@ func (h *Handle) flushImmediate() {
 	if h.delivering {
 		return
 	}
-	for h.pending && h.hasCallback && h.state == Open {
+	for n := 0; h.pending && h.hasCallback && h.state == Open; n++ {
+		if n > MaxRedeliveries {
+			h.warn("onUpdate wrote again in each of " + strconv.Itoa(MaxRedeliveries) + " deliveries in a row; the update waits for the next write")
+			return
+		}
 		h.pending = false
 		h.deliver(Immediate)
 	}

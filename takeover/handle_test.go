@@ -544,6 +544,27 @@ func TestT45_WriteInsideAttachFlush(t *testing.T) {
 	wantCalls(t, r, [2]string{"x", ""}, [2]string{"y", ""})
 }
 
+// T45: a callback that writes in every call (a normaliser calling setText
+// each time) stops after MaxRedeliveries follow-up calls with one warning;
+// the update waits for the next write, which runs the loop again.
+func TestT45_EndlessRewritesAreBounded(t *testing.T) {
+	w := newWorld(t)
+	h := w.H(nil)
+	calls := 0
+	w.onUpdate(h, func(text, _ string) { calls++; w.setText(h, text) })
+	w.setText(h, "a")
+	if calls != MaxRedeliveries+1 {
+		t.Fatalf("calls %d", calls)
+	}
+	if got := w.warns[len(w.warns)-1]; got != "[message-takeover] onUpdate wrote again in each of 1000 deliveries in a row; the update waits for the next write (owner=unknown)" {
+		t.Fatalf("warn %q", got)
+	}
+	w.setText(h, "b")
+	if calls != 2*(MaxRedeliveries+1) || len(w.warns) != 2 {
+		t.Fatalf("calls %d, warns %d", calls, len(w.warns))
+	}
+}
+
 // T31/T45: a commit from inside a callback runs its final flush nested.
 func TestT31_CommitInsideCallback(t *testing.T) {
 	w := newWorld(t)

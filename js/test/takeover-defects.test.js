@@ -302,3 +302,17 @@ test('O29: chunk getters that call back into the core do not corrupt pipeFrom', 
   assert.equal(h.getText(), 'abab');
   assert.equal(other.getText(), '!!');
 });
+
+test('T45: an onUpdate that writes in every call (a normaliser) does not freeze the page; the update goes out at commit', async (t) => {
+  const warn = t.mock.method(console, 'warn', () => {});
+  const h = H({ owner: 'norm' });
+  let calls = 0;
+  h.setOnUpdate((text) => { calls++; h.setText(text.trim()); });
+  h.setText(' a ');
+  assert.equal(calls, 1001);
+  assert.equal(h.getText(), 'a');
+  assert.deepEqual(warn.mock.calls.map((c) => c.arguments[0]), ['[message-takeover] onUpdate wrote again in each of 1000 deliveries in a row; the update waits for the next write (owner=norm)']);
+  h.setOnUpdate(null);
+  await h.commit();
+  assert.equal((await h.complete).finalText, 'a');
+});
