@@ -298,7 +298,10 @@ func (w *Widget) Save(seq int, regenerate bool) []Request {
 		}
 		o = opRegenerate
 	}
-	reqs := w.call(o, seq, r.draft, true, r.marked, 0)
+	// An untouched draft regenerates without text, so the message's blocks
+	// are copied as they are (C51): sending its text would merge them (S60).
+	hasText := o == opEdit || u == nil || r.draft != u.Text
+	reqs := w.call(o, seq, r.draft, hasText, r.marked, 0)
 	r.save = reqs[0].ID
 	return reqs
 }
@@ -395,6 +398,9 @@ func (w *Widget) Response(id, status int, body string) []Request {
 	delete(w.pending, id)
 	res := ParseResponse(status, body)
 	if p.op == opState {
+		if status == 0 {
+			res.Message = StateUnreadMessage(body) // a read saves nothing either way
+		}
 		return w.stateAnswer(res)
 	}
 	if status == 0 {
@@ -491,6 +497,11 @@ func (w *Widget) stateAnswer(res Result) []Request {
 		}
 	case res.Code == CodeVersionSkew:
 		w.skew = res.Message
+	case res.Code == CodeInternal && w.st != nil:
+		// A read that did not get through (a dropped connection, a proxy's
+		// 502) says nothing about the session: the rows, what a save just
+		// wrote and any open editor's typing stay while it is retried.
+		w.notice = res.Message
 	default:
 		// session-not-loaded and friends: the stock transcript, no
 		// controls (S87).
@@ -517,6 +528,11 @@ func (w *Widget) TakeStateRetry() int {
 	d := w.stateRetry
 	w.stateRetry = 0
 	return d
+}
+
+// StateUnreadMessage is shown when a state read did not reach the host.
+func StateUnreadMessage(reason string) string {
+	return "The editor could not read the session's state: " + reason + ". Trying again."
 }
 
 // NoAnswerMessage is shown when an operation's answer did not arrive (a
@@ -631,9 +647,10 @@ func queryEscape(s string) string {
 }
 
 // DraftsJSON is what the user typed in the open editors (drafts that differ
-// from the text they opened with), as a JSON object {"<seq>": draft} in
-// ascending seq, or "" when there is none: the edge keeps it in the tab's
-// session storage, so a session switch or a reload does not lose it.
+// from the text they opened with), as a JSON object {"<seq>": [draft,
+// base]} in ascending seq, base the message's text the draft was typed
+// over, or "" when there is none: the edge keeps it in the tab's session
+// storage, so a session switch or a reload does not lose it.
 func (w *Widget) DraftsJSON() string {
 	var seqs []int
 	for seq, r := range w.rows {
@@ -656,15 +673,17 @@ func (w *Widget) DraftsJSON() string {
 		if i > 0 {
 			out += ","
 		}
-		out += `"` + strconv.Itoa(seq) + `":` + Quote(w.rows[seq].draft)
+		out += `"` + strconv.Itoa(seq) + `":[` + Quote(w.rows[seq].draft) + `,` + Quote(w.rows[seq].base) + `]`
 	}
 	return out + "}"
 }
 
 // RestoreDrafts opens an editor holding its draft on each row of a
 // DraftsJSON text that the state still has as an editable user row (not
-// shadowed; rows gone are dropped). It returns false, doing nothing, until
-// the state is loaded.
+// shadowed; rows gone are dropped). A draft typed over a text the message
+// no longer has asks before its first save, as an open editor's does
+// (ChangedElsewhereMessage). It returns false, doing nothing, until the
+// state is loaded.
 func (w *Widget) RestoreDrafts(doc string) bool {
 	if w.st == nil {
 		return false
@@ -675,12 +694,13 @@ func (w *Widget) RestoreDrafts(doc string) bool {
 	}
 	for i, k := range v.Keys {
 		seq, ok := jsvalue.Decimal(k)
-		if !ok || v.Vals[i].Kind != String {
+		d := v.Vals[i]
+		if !ok || d.Kind != Array || len(d.Items) != 2 || d.Items[0].Kind != String || d.Items[1].Kind != String {
 			continue
 		}
 		w.Open(seq)
 		if r := w.rows[seq]; r != nil && r.editing {
-			r.draft = v.Vals[i].S
+			r.draft, r.base = d.Items[0].S, d.Items[1].S
 		}
 	}
 	return true

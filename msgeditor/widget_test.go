@@ -549,7 +549,7 @@ func TestDraftsSurviveARemount(t *testing.T) {
 	r.w.SetDraft(2, "typed \"here\"\n")
 	r.w.Open(15) // untouched
 	doc := r.w.DraftsJSON()
-	if doc != `{"2":"typed \"here\"\n"}` {
+	if doc != `{"2":["typed \"here\"\n","q1"]}` {
 		t.Fatalf("DraftsJSON = %s", doc)
 	}
 	b := New("sF")
@@ -568,13 +568,92 @@ func TestDraftsSurviveARemount(t *testing.T) {
 	}
 	c := New("sF")
 	r.runFor(c, c.Refresh())
-	c.RestoreDrafts(`{"999":"gone","x":"bad","17":"a reply","15":1}`)
-	for _, seq := range []int{15, 17, 999} {
+	c.RestoreDrafts(`{"999":["gone","x"],"x":["bad","x"],"17":["a reply",""],"15":1,"2":"old format"}`)
+	for _, seq := range []int{2, 15, 17, 999} {
 		if c.Row(seq).Editing {
 			t.Fatalf("row %d opened", seq)
 		}
 	}
 	if c.DraftsJSON() != "" {
 		t.Fatal("drafts from nothing")
+	}
+}
+
+// A draft restored after its message changed elsewhere (another tab saved
+// while this one was closed) asks before its first save, as an open
+// editor's draft does; the second save goes.
+func TestDraftRestoredOverAChangedMessageAsks(t *testing.T) {
+	r := newRig(t)
+	r.w.Open(2)
+	r.w.SetDraft(2, "my draft")
+	doc := r.w.DraftsJSON()
+	other := New("sF")
+	r.runFor(other, other.Refresh())
+	other.Open(2)
+	other.SetDraft(2, "other tab")
+	r.runFor(other, other.Save(2, false))
+	b := New("sF")
+	r.runFor(b, b.Refresh())
+	b.RestoreDrafts(doc)
+	if v := b.Row(2); !v.Editing || v.Draft != "my draft" || v.Text != "other tab" {
+		t.Fatalf("restored: %+v", v)
+	}
+	if reqs := b.Save(2, false); reqs != nil || b.Row(2).Error != ChangedElsewhereMessage {
+		t.Fatalf("first save: %+v %q", reqs, b.Row(2).Error)
+	}
+	r.runFor(b, b.Save(2, false))
+	if v := b.Row(2); v.Editing || v.Text != "my draft" {
+		t.Fatalf("second save: %+v", v)
+	}
+}
+
+// C51, S60: Save & regenerate over an untouched draft sends no text, so
+// the message's blocks are copied as they are rather than merged into one.
+func TestC51_UntouchedSaveAndRegenerateSendsNoText(t *testing.T) {
+	r := newRig(t)
+	r.w.Open(15)
+	reqs := r.w.Save(15, true)
+	if len(reqs) != 1 || reqs[0].Body != `{"session":"sF","target":{"seq":15}}` {
+		t.Fatalf("save & regenerate: %+v", reqs)
+	}
+	r.run(reqs)
+	if v := r.w.Row(15); v.Text != "q2\nmore" || len(v.Chips) != 2 {
+		t.Fatalf("after: %+v", v)
+	}
+	if u := r.w.user(15); u.Edited {
+		t.Fatalf("an untouched regenerate marked the row edited: %+v", u)
+	}
+}
+
+// S4, S97: a state read that does not get through after a save keeps the
+// rows as the save left them and an open editor's typing, says it is
+// retrying (not that nothing was saved), and the next read restores all.
+func TestS97_FailedStateReadKeepsTheRows(t *testing.T) {
+	r := newRig(t)
+	r.w.Open(15)
+	r.w.SetDraft(15, "typing")
+	r.w.Open(2)
+	r.w.SetDraft(2, "q1*")
+	r.override[PathState] = func() (int, string) { return 0, "net down" }
+	r.run(r.w.Save(2, false))
+	if r.port.s.log.Len() != 21 {
+		t.Fatal("the save was not written")
+	}
+	if v := r.w.Row(2); v.Text != "q1*" || v.Editing {
+		t.Fatalf("row 2: %+v", v)
+	}
+	if v := r.w.Row(15); !v.Editing || v.Draft != "typing" {
+		t.Fatalf("row 15: %+v", v)
+	}
+	if b := r.w.Banner(); b != StateUnreadMessage("net down") || strings.Contains(b, "Nothing was saved") {
+		t.Fatalf("banner %q", b)
+	}
+	if r.w.TakeStateRetry() == 0 {
+		t.Fatal("no retry")
+	}
+	delete(r.override, PathState)
+	r.run(r.w.Refresh())
+	if r.w.Banner() != "" || r.w.Row(2).Text != "q1*" || !r.w.Row(2).Undo {
+		t.Fatalf("after the retry: %q %+v", r.w.Banner(), r.w.Row(2))
 	}
 }
