@@ -9,6 +9,7 @@
 // materialize results, claimed sources), registered here with a count of
 // the holds Go took; negative for nodes Go creates, per host.
 import { DOM_OP as OP, DOM_FLAG as F, DOM_NAME, DOM_SELECTOR, DOM_SPACER, SURFACE_LIMIT } from './protocol.js';
+import { addDefaultStyles } from './default-styles.js';
 
 // READ_CHILDREN reads no more children of a root than any chat could need.
 const MAX_CHILDREN = 2 * SURFACE_LIMIT.MAX_MESSAGES;
@@ -549,30 +550,12 @@ RUN[OP.SET_STYLE] = () => {
 // Spacers are elements no stylesheet knows: without a rule they are inline
 // boxes, their heights count for nothing, the scroll height lies and a jump
 // cannot reach its message. Each document gets one default the page's own
-// CSS always overrides (zero specificity; flex: none for a column-flex root
-// such as SillyTavern's #chat), as a constructed sheet where the browser has
-// them: no node in the page, no inline-style policy to pass.
+// CSS always overrides (default-styles.js; flex: none for a column-flex
+// root such as SillyTavern's #chat).
 const SPACER_CSS = ':where(tt-chat-spacer) { display: block; flex: none; }';
-const withSpacerDefaults = new WeakSet(); // documents
-function spacerDefaults(d) {
-  if (d == null || withSpacerDefaults.has(d)) return;
-  withSpacerDefaults.add(d);
-  try {
-    const Sheet = d.defaultView?.CSSStyleSheet;
-    if (typeof Sheet === 'function' && typeof Sheet.prototype.replaceSync === 'function' && d.adoptedStyleSheets != null) {
-      const sheet = new Sheet();
-      sheet.replaceSync(SPACER_CSS);
-      d.adoptedStyleSheets = [...d.adoptedStyleSheets, sheet];
-      return;
-    }
-    const style = d.createElement('style');
-    style.textContent = SPACER_CSS;
-    (d.head ?? d.documentElement)?.append(style);
-  } catch { /* a page that refuses the sheet keeps its own CSS in charge */ }
-}
 RUN[OP.SPACER] = () => {
   const id = i32(); const kind = DOM_SPACER[u()]; // (read first: a custom element's constructor is page code)
-  spacerDefaults(doc());
+  addDefaultStyles(doc(), SPACER_CSS);
   const el = doc().createElement('tt-chat-spacer');
   P.setAttr.call(el, 'data-tt-chat-spacer', kind);
   P.setAttr.call(el, 'aria-hidden', 'true');

@@ -81,3 +81,6 @@ export function sharedCore(options) {
 // The codec used to live here; kept for importers of the old names.
 export { Core, BRAND, KIND, kindOf } from './codec.js';
 export { TAG as T } from './protocol.js';
+// (Reached from here by every entry, so the browser build keeps it in the
+// one shared module rather than a second chunk for the two DOM entries.)
+export { addDefaultStyles } from './default-styles.js';

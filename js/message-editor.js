@@ -5,6 +5,7 @@
 // route's bad-request before they reach Go. It holds no other policy.
 import { sharedCore } from './core.js';
 import { textOf, reportToPage as report } from './codec.js';
+import { addDefaultStyles } from './default-styles.js';
 
 // More attachment ids than any message holds: a longer list is refused
 // before anything is read from it.
@@ -15,6 +16,25 @@ const MAX_REMOVED = 1024;
  * inside `root` with `data-seq` (the original event's seq), a
  * `[data-part=body]` child and a `[data-part=actions]` bar.
  */
+// The widget's looks where the page has none (S90's outlined card and pill
+// buttons, S93's struck-through chip, a message's line breaks), at zero
+// specificity (:where) so any page rule wins: the DeepSeek Harness adapter
+// and the demo style the same classes their own way.
+const WIDGET_CSS = `
+:where(.tc-me-text) { white-space: pre-wrap; }
+:where(.tc-me-card) { display: flex; flex-direction: column; gap: 8px; padding: 10px; border-radius: 12px;
+  border: 1px solid color-mix(in srgb, currentColor 25%, transparent); }
+:where(.tc-me-input) { font: inherit; color: inherit; background: transparent; width: 100%; min-height: 3.5em;
+  box-sizing: border-box; resize: vertical; }
+:where(.tc-me-buttons) { display: flex; flex-wrap: wrap; gap: 8px; justify-content: flex-end; }
+:where(.tc-me-pill) { border-radius: 999px; padding: 4px 14px; cursor: pointer; }
+:where(.tc-me-pill:disabled, .tc-me-act:disabled) { opacity: .5; cursor: default; }
+:where(.tc-me-chips) { display: flex; flex-wrap: wrap; gap: 6px; }
+:where(.tc-me-chip) { border-radius: 6px; padding: 2px 8px; }
+:where(.tc-me-chip.tc-me-marked) { text-decoration: line-through; opacity: .6; }
+:where(.tc-me-error) { color: #c62828; }
+:where(.tc-me-badge, .tc-me-note) { font-size: .85em; opacity: .75; }
+`;
 export async function mountMessageEditor(root, options = {}) {
   const { sessionId, baseURL, fetch: fetchImpl = globalThis.fetch.bind(globalThis) } = options;
   if (!isNode(root) || typeof root.querySelectorAll !== 'function') throw new TypeError('mountMessageEditor: root must be an element');
@@ -23,6 +43,7 @@ export async function mountMessageEditor(root, options = {}) {
   if (LONE_SURROGATE.test(sessionId)) throw new TypeError('mountMessageEditor: sessionId must not hold a lone surrogate');
   const core = await (options.core ?? sharedCore());
   if (typeof core.editorBoot?.mount !== 'function') throw new Error('tavern-core: this module has no message editor');
+  addDefaultStyles(root.ownerDocument, WIDGET_CSS);
   const base = baseURL ?? globalThis.location?.href;
   const waiters = new Map();
   const idle = [];

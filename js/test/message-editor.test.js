@@ -571,3 +571,27 @@ test('drafts: a sessionStorage that throws changes nothing else; the next calls 
   assert.equal(row().querySelector('.tc-me-text').textContent, 'saved anyway');
   assert.equal((await editor.undo(2)).ok, true, 'the next call works');
 });
+
+test('S90 S93: the widget brings zero-specificity defaults (a marked chip is struck through, a message keeps its line breaks) that page CSS overrides', async (t) => {
+  const { root, fetch } = setup(t);
+  const editor = await mountMessageEditor(root, { sessionId: 'sF', baseURL: ORIGIN, fetch });
+  t.after(() => editor.destroy());
+  const chip = document.createElement('button');
+  chip.className = 'tc-me-chip tc-me-marked';
+  const text = document.createElement('div');
+  text.className = 'tc-me-text';
+  root.append(chip, text);
+  t.after(() => { chip.remove(); text.remove(); });
+  assert.match(getComputedStyle(chip).textDecoration, /line-through/);
+  assert.equal(getComputedStyle(text).whiteSpace, 'pre-wrap');
+  const page = document.createElement('style');
+  page.textContent = '.tc-me-chip { text-decoration: none; }';
+  document.head.append(page);
+  t.after(() => page.remove());
+  assert.doesNotMatch(getComputedStyle(chip).textDecoration, /line-through/);
+  // One sheet per document, however many editors.
+  const sheets = document.adoptedStyleSheets.length;
+  const second = await mountMessageEditor(root, { sessionId: 'sF', baseURL: ORIGIN, fetch });
+  second.destroy();
+  assert.equal(document.adoptedStyleSheets.length, sheets);
+});
