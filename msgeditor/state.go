@@ -111,6 +111,9 @@ type Result struct {
 	OK            bool
 	Value         *Value
 	Code, Message string
+	// NoEnvelope: the answer was not the route's (a proxy's 502, a page
+	// of HTML), so it says nothing of whether the operation was written.
+	NoEnvelope bool
 }
 
 // Refusal codes the widget treats specially.
@@ -144,5 +147,5 @@ func ParseResponse(status int, body string) Result {
 	if status == 404 {
 		return Result{Code: CodeVersionSkew, Message: SkewMessage}
 	}
-	return Result{Code: CodeInternal, Message: "The host answered HTTP " + strconv.Itoa(status) + " without an editor envelope."}
+	return Result{Code: CodeInternal, Message: "The host answered HTTP " + strconv.Itoa(status) + " without an editor envelope.", NoEnvelope: true}
 }

@@ -284,9 +284,11 @@ func (w *Widget) Save(seq int, regenerate bool) []Request {
 			return nil
 		}
 	}
-	if u != nil && u.Text != r.base {
+	if u != nil && u.Text != r.base && u.Text != r.draft {
 		// A typed draft (an untouched one followed the change, stateAnswer)
-		// whose message changed elsewhere since the editor last knew it.
+		// whose message changed elsewhere since the editor last knew it. A
+		// message that already holds the draft (this editor's save whose
+		// answer was lost, then landed) is no conflict.
 		r.base, r.err, r.confirmBlank = u.Text, ChangedElsewhereMessage, nil
 		return nil
 	}
@@ -407,6 +409,8 @@ func (w *Widget) Response(id, status int, body string) []Request {
 		// A request can be cut after the host wrote: the outcome is unknown,
 		// not "nothing saved" (S4).
 		res.Message = NoAnswerMessage(body)
+	} else if res.NoEnvelope {
+		res.Message += " It may have been saved; the rows show the host's state once it answers."
 	}
 	if p.token != 0 {
 		w.settled = append(w.settled, Settled{Token: p.token, Result: res, Body: body})

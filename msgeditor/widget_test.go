@@ -657,3 +657,28 @@ func TestS97_FailedStateReadKeepsTheRows(t *testing.T) {
 		t.Fatalf("after the retry: %q %+v", r.w.Banner(), r.w.Row(2))
 	}
 }
+
+// A save whose answer was lost may have landed: when the message now holds
+// the very draft, the next save is no "changed elsewhere" question. An
+// answer that is not the route's (a proxy's 502) says the outcome is
+// unknown, as a lost one does.
+func TestS4_LostAnswerThatLandedIsNoConflict(t *testing.T) {
+	r := newRig(t)
+	r.w.Open(2)
+	r.w.SetDraft(2, "X")
+	other := New("sF")
+	r.runFor(other, other.Refresh())
+	r.runFor(other, other.Call("edit", 2, "X", true, nil, 1)) // as if our save landed unanswered
+	r.run(r.w.Refresh())
+	r.run(r.w.Save(2, false))
+	if v := r.w.Row(2); v.Editing || v.Error != "" || v.Text != "X" {
+		t.Fatalf("row 2: %+v", v)
+	}
+	r.w.Open(2)
+	r.w.SetDraft(2, "Y")
+	r.override[PathEdit] = func() (int, string) { return 502, "<html>Bad Gateway</html>" }
+	r.run(r.w.Save(2, false))
+	if e := r.w.Row(2).Error; e != "The host answered HTTP 502 without an editor envelope. It may have been saved; the rows show the host's state once it answers." {
+		t.Fatalf("502: %q", e)
+	}
+}
