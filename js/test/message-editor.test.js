@@ -595,3 +595,18 @@ test('S90 S93: the widget brings zero-specificity defaults (a marked chip is str
   second.destroy();
   assert.equal(document.adoptedStyleSheets.length, sheets);
 });
+
+test('S91: the focus stays on the row after Undo, whose button is disabled and then gone (it fell to the body)', async (t) => {
+  const { root, fetch, row } = setup(t);
+  const editor = await mountMessageEditor(root, { sessionId: 'sF', baseURL: ORIGIN, fetch });
+  t.after(() => editor.destroy());
+  await editor.whenIdle();
+  await editor.edit(2, 'q1*');
+  await editor.whenIdle();
+  const undo = row(2).querySelector('.tc-me-undo');
+  undo.focus();
+  undo.click();
+  await editor.whenIdle();
+  assert.equal(row(2).querySelector('.tc-me-undo'), null);
+  assert.equal(document.activeElement, row(2).querySelector('.tc-me-pencil'));
+});

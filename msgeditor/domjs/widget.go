@@ -100,6 +100,11 @@ type rowDOM struct {
 	owned    []*elem
 	body     *elem // the host's body we hid, if any
 	textarea *elem
+	// wantFocus is the control (data-tc-action) that had the focus when a
+	// redraw could not give it back (disabled while its operation runs):
+	// the first redraw with a control to take it does, if nothing else
+	// took the focus meanwhile.
+	wantFocus string
 }
 
 // mount(root, sessionId, fx) → handle {refresh, call, response, destroy}
@@ -628,6 +633,10 @@ func (m *editorMount) renderRow(seq int, el *elem, parts []js.Value) {
 	focusAction, focusHere := m.focusedAction(r)
 	m.clearRow(r)
 	r.el, r.parts, r.key = el.Underlying(), parts, key
+	if !focusHere && r.wantFocus != "" && m.focusLost() {
+		focusAction, focusHere = r.wantFocus, true
+	}
+	r.wantFocus = ""
 	defer func() {
 		if !focusHere && !(wasEditing && m.focusLost()) {
 			return
@@ -639,17 +648,25 @@ func (m *editorMount) renderRow(seq int, el *elem, parts []js.Value) {
 			return
 		}
 		// The same control again if the row still has it (undo, regenerate,
-		// the pencil), else the pencil.
+		// the pencil), else the pencil. A disabled one cannot hold it (an
+		// undo in flight): the row keeps it in mind for its next redraw.
 		var c *elem
 		if focusAction != "" {
 			c = query(el, `[data-tc-action="`+focusAction+`"]`)
 		}
-		if c == nil {
-			c = query(el, ".tc-me-pencil")
+		if c == nil || c.Underlying().Get("disabled").Truthy() {
+			if p := query(el, ".tc-me-pencil"); p != nil && !p.Underlying().Get("disabled").Truthy() {
+				c = p
+			}
 		}
-		if c != nil {
-			c.Focus()
+		if c == nil || c.Underlying().Get("disabled").Truthy() {
+			r.wantFocus = focusAction
+			if r.wantFocus == "" {
+				r.wantFocus = "open"
+			}
+			return
 		}
+		c.Focus()
 	}()
 
 	if v.Hidden {
