@@ -295,7 +295,7 @@ func (w *Widget) Save(seq int, regenerate bool) []Request {
 	r.confirmBlank = nil
 	o := opEdit
 	if regenerate {
-		if u == nil || !u.Regenerable {
+		if u == nil || !u.Regenerable || w.regenerating(-1) {
 			return nil
 		}
 		o = opRegenerate
@@ -322,7 +322,7 @@ func (w *Widget) Undo(seq int) []Request {
 
 // RegenerateTurn is the circular arrow on an assistant row (S95).
 func (w *Widget) RegenerateTurn(seq int) []Request {
-	if w.Disabled() || (w.rows[seq] != nil && w.rows[seq].busy > 0) {
+	if w.Disabled() || w.regenerating(-1) || (w.rows[seq] != nil && w.rows[seq].busy > 0) {
 		return nil
 	}
 	return w.call(opRegenerate, seq, "", false, nil, 0)
@@ -593,6 +593,18 @@ type RowView struct {
 }
 
 // Row is the view of the row whose (original) seq is seq.
+// regenerating: a regenerate the widget sent for a row other than seq (-1:
+// any row) is unanswered. The other regenerate controls are off meanwhile
+// (S92, no double submit): the turn it starts supersedes their rows.
+func (w *Widget) regenerating(seq int) bool {
+	for _, p := range w.pending {
+		if p.op == opRegenerate && p.seq != seq {
+			return true
+		}
+	}
+	return false
+}
+
 func (w *Widget) Row(seq int) RowView {
 	v := RowView{Disabled: w.Disabled()}
 	r := w.rows[seq]
@@ -625,13 +637,13 @@ func (w *Widget) Row(seq int) RowView {
 		v.Edited = u.Edited
 		v.Undo = u.Undoable
 		if r != nil && r.editing {
-			v.Editing, v.Draft, v.SaveRegenerate = true, r.draft, u.Regenerable
+			v.Editing, v.Draft, v.SaveRegenerate = true, r.draft, u.Regenerable && !w.regenerating(seq)
 		}
 		return v
 	}
 	if a := w.assistant(seq); a != nil {
 		v.Kind = AssistantRowKind
-		v.Regenerate = a.Regenerable
+		v.Regenerate = a.Regenerable && !w.regenerating(seq)
 	}
 	return v
 }

@@ -682,3 +682,26 @@ func TestS4_LostAnswerThatLandedIsNoConflict(t *testing.T) {
 		t.Fatalf("502: %q", e)
 	}
 }
+
+// S92: while a Save & regenerate is out, the turn's other regenerate
+// controls are off, and a click on them sends nothing; its own editor
+// keeps its (busy) button.
+func TestS92_OneRegenerateAtATime(t *testing.T) {
+	r := newRig(t)
+	r.w.Open(15)
+	r.w.SetDraft(15, "Q2")
+	reqs := r.w.Save(15, true)
+	if len(reqs) != 1 {
+		t.Fatalf("save & regenerate: %+v", reqs)
+	}
+	if r.w.Row(17).Regenerate || !r.w.Row(15).SaveRegenerate || !r.w.Row(15).Busy {
+		t.Fatalf("while out: 17 %+v, 15 %+v", r.w.Row(17), r.w.Row(15))
+	}
+	if again := r.w.RegenerateTurn(17); again != nil {
+		t.Fatalf("a second regenerate went out: %+v", again)
+	}
+	r.run(reqs)
+	if r.port.s.agent.followups != 1 {
+		t.Fatalf("followups %d", r.port.s.agent.followups)
+	}
+}
