@@ -64,6 +64,10 @@ func (d *Decoder) u32() uint32 { lo := uint32(d.unit()); return lo | uint32(d.un
 // a count the units sent cannot hold is refused before it sizes anything.
 func (d *Decoder) Count() int { return d.CountOf(d.F64()) }
 
+// Own copies the units not yet read, so reading goes on from the copy:
+// for a decoder that reads while other code reuses the shared buffer.
+func (d *Decoder) Own() { d.u, d.pos = append([]uint16(nil), d.u[d.pos:]...), 0 }
+
 // CountOf is Count for a number already read.
 func (d *Decoder) CountOf(n float64) int {
 	if !(n >= 0 && n <= float64(len(d.u)-d.pos)) {

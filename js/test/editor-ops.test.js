@@ -1384,3 +1384,15 @@ test('O26 O31: a signal whose own methods or getters throw still settles the pip
     assert.equal(h.getText(), 'ab');
   } finally { process.off('unhandledRejection', onUnhandled); }
 });
+
+test('O15: entries after a context_replace that follows an edit are read as sent (the text read for the match reuses the shared buffer)', () => {
+  const body = `${'lorem ipsum '.repeat(150)}target here`;
+  const { h } = setup(body);
+  applyPatch(h, [
+    { kind: 'insert_at', offset: 0, text: '>' },
+    { kind: 'context_replace', find: 'target', replaceWith: 'TARGET' },
+    { kind: 'insert_at', offset: 1, text: '<' },
+    { kind: 'delete_range', start: 2, end: 3 },
+  ]);
+  assert.equal(h.getText(), `><${'lorem ipsum '.repeat(150).slice(1)}TARGET here`);
+});

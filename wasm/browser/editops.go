@@ -176,6 +176,9 @@ func eoOp(op, n int32) (st int32) {
 		// editops.MaxPatchEntries), decoded one at a time as they apply.
 		total := d.F64()
 		n := d.Count()
+		// A context_replace reads the text into the shared buffer
+		// (jsBuffer.Units) while later entries are still to be decoded.
+		d.Own()
 		if !(total > float64(n) && total <= 1<<53) {
 			total = float64(n)
 		}
