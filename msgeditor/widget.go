@@ -410,7 +410,7 @@ func (w *Widget) Response(id, status int, body string) []Request {
 		// not "nothing saved" (S4).
 		res.Message = NoAnswerMessage(body)
 	} else if res.NoEnvelope {
-		res.Message += " It may have been saved; the rows show the host's state once it answers."
+		res.Message += " " + mayHaveLanded
 	}
 	if p.token != 0 {
 		w.settled = append(w.settled, Settled{Token: p.token, Result: res, Body: body})
@@ -539,10 +539,13 @@ func StateUnreadMessage(reason string) string {
 	return "The editor could not read the session's state: " + reason + ". Trying again."
 }
 
+// mayHaveLanded ends the message of an operation whose outcome is unknown.
+const mayHaveLanded = "It may have been saved; the rows show the host's state once it answers."
+
 // NoAnswerMessage is shown when an operation's answer did not arrive (a
 // failed fetch, a body cut mid-read): the host may have written it.
 func NoAnswerMessage(reason string) string {
-	return "The host's answer did not arrive: " + reason + ". It may have been saved; the rows show the host's state once it answers."
+	return "The host's answer did not arrive: " + reason + ". " + mayHaveLanded
 }
 
 // Close stops the widget asking for anything (the page destroyed it);

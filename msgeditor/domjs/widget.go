@@ -650,16 +650,15 @@ func (m *editorMount) renderRow(seq int, el *elem, parts []js.Value) {
 		// The same control again if the row still has it (undo, regenerate,
 		// the pencil), else the pencil. A disabled one cannot hold it (an
 		// undo in flight): the row keeps it in mind for its next redraw.
+		usable := func(e *elem) bool { return e != nil && !e.Underlying().Get("disabled").Truthy() }
 		var c *elem
 		if focusAction != "" {
 			c = query(el, `[data-tc-action="`+focusAction+`"]`)
 		}
-		if c == nil || c.Underlying().Get("disabled").Truthy() {
-			if p := query(el, ".tc-me-pencil"); p != nil && !p.Underlying().Get("disabled").Truthy() {
-				c = p
-			}
+		if p := query(el, ".tc-me-pencil"); !usable(c) && usable(p) {
+			c = p
 		}
-		if c == nil || c.Underlying().Get("disabled").Truthy() {
+		if !usable(c) {
 			r.wantFocus = focusAction
 			if r.wantFocus == "" {
 				r.wantFocus = "open"
