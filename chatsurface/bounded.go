@@ -48,6 +48,7 @@ type bounded struct {
 	sizes       map[MessageID]float64 // measured sizes by mount key
 	written     bool                  // a layout was written this epoch
 	lastS       float64               // last written scroll position, read back
+	seenS       float64               // last position written or notified (movedUnseen)
 	following   bool
 	held, owed  bool
 	refresh     bool // a measurement refresh is due (C97)
@@ -369,6 +370,7 @@ func (b *bounded) requestGeometryFrame() {
 func (b *bounded) writeScroll(s float64) {
 	b.doc.SetScroll(b.root, s)
 	b.lastS = b.doc.Scroll(b.root)
+	b.seenS = b.lastS
 	b.written = true
 }
 
@@ -380,6 +382,7 @@ func (b *bounded) writeScrollFirst(s float64) {
 	b.queueFirst()
 	b.doc.Sync()
 	b.lastS = b.doc.F(r, 0)
+	b.seenS = b.lastS
 	b.written = true
 }
 
@@ -643,7 +646,7 @@ func (b *bounded) geometryFrame() error {
 	if !b.scrollStateLive() {
 		return nil
 	}
-	if b.gesture {
+	if b.gesture || b.movedUnseen(b.peekView) {
 		// C89 as changed: a touchpad, a fling or a dragged scrollbar moves
 		// further than the mounted window between notifications; a frame
 		// whose view would show a spacer where messages go commits, with
@@ -718,13 +721,19 @@ func (b *bounded) measurementRefresh() error {
 // gestureNotice handles a scroll notification (C88, C89).
 // read, when set, is the live read the notification's listener made.
 func (b *bounded) gestureNotice(read []float64) {
-	if !b.scrollStateLive() {
-		return
+	if b.scrollStateLive() && b.noticeMove(b.liveScroll(read)) {
+		b.scheduleGeometry()
 	}
-	v := b.liveScroll(read)
+}
+
+// noticeMove takes a live scroll position the host did not write (C88):
+// false when it is within 1.5 px of the last written one; otherwise the
+// move begins (or continues) a gesture, or, while following, is layout's.
+func (b *bounded) noticeMove(v View) bool {
 	s := v.S
+	b.seenS = s
 	if math.Abs(s-b.lastS) <= 1.5 {
-		return
+		return false
 	}
 	// While following, an offset at the live end is the browser clamping
 	// after the content shrank, not a gesture (C88 as changed): geometry
@@ -740,18 +749,48 @@ func (b *bounded) gestureNotice(read []float64) {
 	// text), and every scroll of the user's would be lost until then.
 	if b.following && b.env.surfaceState() == StateSettled && (atLiveEnd(v, 1.5) || s > b.lastS || !b.held && (b.shrunk || b.resizing())) {
 		b.lastS = s
-		b.scheduleGeometry()
-		return
+		return true
 	}
 	b.pin = anchor{}
 	b.env.setSurfaceState(StateGestureScrolling)
 	b.gesture = true
+	// C65/C89 as changed: demand is suspended from the notification on,
+	// not from the gesture's first frame, so an admission frame still
+	// pending from before the scroll grants nothing for a view that has
+	// already moved (docs/chatsurface.md).
+	b.resendSuspended()
 	if b.timerSet {
 		b.timerSet = false
 		b.env.clearTimeout(b.timer)
 	}
 	b.timer, b.timerSet = b.env.setTimeout(gestureSettle)
-	b.scheduleGeometry()
+	return true
+}
+
+// movedUnseen is C88 as changed (docs/chatsurface.md): at a frame, a
+// scroll position that moved since the host last wrote it or was notified
+// of it is taken
+// as the gesture notification it will be. Script that scrolls from an
+// animation frame (jQuery's animate, a smooth-scroll loop) moves the view
+// before the host's frames in the same batch, and its notification only
+// arrives after them: a geometry frame would otherwise commit at the new
+// position as if it were the host's own and then grant runtimes for a view
+// the script is already leaving. view is the live read the frame made.
+func (b *bounded) movedUnseen(view func() View) bool {
+	if !b.marked || b.gesture || b.held || !b.scrollStateLive() {
+		return false
+	}
+	v := view()
+	return math.Abs(v.S-b.seenS) > 1.5 && b.noticeMove(v) && b.gesture
+}
+
+// peekView is the live view: the first read queued for this frame's commit
+// when a batch answered it (left for the commit), else a read now.
+func (b *bounded) peekView() View {
+	if b.first.ok && b.doc.syncs == b.first.at+1 {
+		return b.doc.ViewOf(b.first.view)
+	}
+	return b.doc.ScrollView(b.root)
 }
 
 // covers reports whether the mounted roots show everything the view at s

@@ -363,6 +363,93 @@ func TestC89_S46_SuspendedDuringGesture(t *testing.T) {
 	}
 }
 
+// runtimeHarness is S46's fixture: every message's <pre> is a runtime
+// source; grants counts activations.
+func runtimeHarness(t *testing.T, n int) (*harness, *int) {
+	h := managedHarness(t, n)
+	for _, m := range h.js.chat {
+		m.mes = "<pre>" + m.mes + "</pre>"
+	}
+	grants := new(int)
+	a := h.js.fn(func(c call) (Return, *JSValue) { *grants++; return h.js.disposer(func() {}), nil })
+	h.participant("p", hooks{prepare: func(c call) (Return, *JSValue) {
+		_ = h.host.Claim(c.claims, h.dom.findTag(c.content, "pre"), a)
+		return Return{}, nil
+	}})
+	h.create()
+	h.open()
+	return h, grants
+}
+
+// C65 as changed: a gesture notification suspends demand at once, so the
+// admission frame pending from before the scroll is cancelled.
+func TestC65_GestureNotificationSuspendsAtOnce(t *testing.T) {
+	h, grants := runtimeHarness(t, 50)
+	if !h.host.Snapshot().Runtime.Scheduled {
+		t.Fatal("open leaves an admission frame pending")
+	}
+	g := *grants
+	h.dom.SetScrollTop(0, h.dom.scroll-300)
+	h.host.OnScroll()
+	if s := h.host.Snapshot(); !s.Runtime.Suspended || s.Runtime.Scheduled {
+		t.Fatalf("suspended, nothing pending: %+v", s.Runtime)
+	}
+	h.sch.frame()
+	if *grants != g {
+		t.Fatal("nothing is granted while the gesture lasts")
+	}
+}
+
+// C88/C64 as changed: script that scrolls from an animation frame moves
+// the view before the host's frame, and its notification comes after. The
+// admission frame takes the move as that notification: it grants nothing,
+// the gesture begins with its settle timer, and grants resume once the
+// gesture ends.
+func TestC88_UnnotifiedMoveAtAdmissionFrame(t *testing.T) {
+	h, grants := runtimeHarness(t, 50)
+	g := *grants
+	h.dom.SetScrollTop(0, h.dom.scroll-300)
+	h.sch.frame()
+	s := h.host.Snapshot()
+	if *grants != g || s.State != StateGestureScrolling || !s.Runtime.Suspended || len(h.sch.timers) != 1 {
+		t.Fatalf("grants %d→%d, %s, %+v, timers %d", g, *grants, s.State, s.Runtime, len(h.sch.timers))
+	}
+	h.host.OnScroll() // the move's own notification: the same gesture
+	if len(h.sch.timers) != 1 || h.host.Snapshot().State != StateGestureScrolling {
+		t.Fatal("one settle timer, still a gesture")
+	}
+	h.host.OnScrollEnd()
+	h.sch.flush()
+	if s := h.host.Snapshot(); *grants == g || s.State != StateSettled || s.Runtime.Suspended || s.FollowingTail {
+		t.Fatalf("grants resume after the gesture, which left the tail: %d %s %+v", *grants, s.State, s.Runtime)
+	}
+}
+
+// C88/C89 as changed: a geometry frame (here a size notification's) that
+// finds the view moved without a notification runs as a gesture frame:
+// demand suspended, nothing granted, the user's position kept.
+func TestC88_UnnotifiedMoveAtGeometryFrame(t *testing.T) {
+	h, grants := runtimeHarness(t, 50)
+	h.sch.flush()
+	h.scrollTo(h.dom.scroll - 200) // off the tail, settled
+	h.sch.flush()
+	g := *grants
+	h.dom.n(h.host.MessageElement(44)).size += 50
+	h.host.OnResize([]Node{h.host.MessageElement(44)}) // a geometry frame is pending
+	s0 := h.dom.scroll - 400
+	h.dom.SetScrollTop(0, s0)
+	h.sch.frame()
+	s := h.host.Snapshot()
+	if *grants != g || s.State != StateGestureScrolling || !s.Runtime.Suspended || h.dom.scroll > s0 {
+		t.Fatalf("grants %d→%d, %s, %+v, scroll %v (moved to %v)", g, *grants, s.State, s.Runtime, h.dom.scroll, s0)
+	}
+	h.sch.fireTimers() // the settle timer ends it
+	h.sch.flush()
+	if s := h.host.Snapshot(); s.State != StateSettled || s.FollowingTail || h.dom.scroll > s0 {
+		t.Fatalf("the user's position is kept, following stays off: %s %v %v", s.State, s.FollowingTail, h.dom.scroll)
+	}
+}
+
 // C69, C107 S47: many runtimes; jumps keep active ≤ 8; reset empties admission.
 func TestC69_S47_Budget(t *testing.T) {
 	h := managedHarness(t, 500)

@@ -459,6 +459,10 @@ func (h *Host) Frame(id int) {
 			h.setFault(err)
 		}
 	case h.adm.scheduled && id == h.adm.frame:
+		if h.managed && h.fault == nil && h.b.movedUnseen(func() View { return h.doc.ScrollView(h.b.root) }) {
+			h.adm.scheduled = false // the move's own commit sends demand again
+			return
+		}
 		if h.begin(LabelAdmission, true) != nil {
 			h.adm.scheduled = false
 			return

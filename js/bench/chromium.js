@@ -89,6 +89,11 @@ try {
     row(`chromium: ${label}, script per frame (p95)`, m('core', (r) => r.sweep[pass].p95), m('plain', (r) => r.sweep[pass].p95));
     row(`chromium: ${label}, iframe participant (median)`, m('core+iframes', (r) => r.sweep[pass].median));
     row(`chromium: ${label}, iframe participant (p95)`, m('core+iframes', (r) => r.sweep[pass].p95));
+    // Runtimes start once the view rests (docs/chatsurface.md, C64/C88):
+    // how many started while it moved, how many in the 10 frames after, and
+    // the heaviest of those frames.
+    console.log(`${`chromium: ${label}, iframe runtimes started moving / at rest`.padEnd(58)} ${m('core+iframes', (r) => r.sweep[pass].runtimesMoving)} / ${m('core+iframes', (r) => r.sweep[pass].runtimesAtRest)}`);
+    row(`chromium: ${label}, iframe participant, heaviest frame at rest`, m('core+iframes', (r) => r.sweep[pass].restMax));
     console.log(`${`chromium: ${label}, frames over 50 ms (core/+iframes/plain)`.padEnd(58)} ${m('core', (r) => r.sweep[pass].longFrames)} / ${m('core+iframes', (r) => r.sweep[pass].longFrames)} / ${m('plain', (r) => r.sweep[pass].longFrames)} of ${FRAMES}`);
   }
   row(`chromium: 3-processor refresh, per msg (${m('core-chain', (r) => r.chain.mounted)}/${m('plain-chain', (r) => r.chain.mounted)} mounted)`, m('core-chain', (r) => r.chain.median), m('plain-chain', (r) => r.chain.median));

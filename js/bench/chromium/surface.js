@@ -39,6 +39,9 @@ const formatMessage = (m) => `<p>${m.mes}</p>${m.code ? `<div class="rt-host"><p
 // Every materialize is counted: the sweep reports how many messages each
 // side actually mounted per frame, so both are compared on the same work.
 let mounts = 0;
+// Runtimes the participant started, counted the same way: the sweep reports
+// how many started while the view moved and how many once it rested.
+let runtimes = 0;
 function materialize(m, mesid) {
   mounts++;
   const el = document.createElement('div');
@@ -59,6 +62,7 @@ if (impl === 'core') {
       prepareContent({ content }, claims) {
         for (const source of content.querySelectorAll('pre[data-rt]')) {
           claims.claim(source, ({ source: pre, mesid }) => {
+            runtimes++;
             const host = pre.parentElement;
             const h = pre.getBoundingClientRect().height || 40;
             const frame = document.createElement('iframe');
@@ -115,6 +119,7 @@ window.bench = {
       let last = await frame();
       window.__script = 0;
       mounts = 0;
+      runtimes = 0;
       for (let i = 0; i < frames; i++) {
         root.scrollTop -= delta;
         const t = await frame();
@@ -124,11 +129,17 @@ window.bench = {
         last = t;
       }
       const mounted = mounts;
+      const started = runtimes;
       // The first pass goes on untimed until the stretch the second pass
       // covers (frames × delta) is all measured.
       for (let i = 0; i < untimed; i++) { root.scrollTop -= delta; await frame(); }
-      for (let i = 0; i < 10; i++) await frame();
-      return { median: median(script), p95: pct(script, 0.95), max: Math.max(...script), mountsPerFrame: mounted / frames, longFrames: gaps.filter((g) => g > 50).length };
+      // The frames after the view comes to rest: the gesture's end commits,
+      // then runtimes start, one per frame (C64).
+      runtimes = 0;
+      window.__script = 0;
+      const rest = [];
+      for (let i = 0; i < 10; i++) { await frame(); rest.push(window.__script); window.__script = 0; }
+      return { median: median(script), p95: pct(script, 0.95), max: Math.max(...script), mountsPerFrame: mounted / frames, longFrames: gaps.filter((g) => g > 50).length, runtimesMoving: started, runtimesAtRest: runtimes, restMax: Math.max(...rest) };
     };
     const first = await pass(frames * 2);
     root.scrollTop = root.scrollHeight;
