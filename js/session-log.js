@@ -54,12 +54,19 @@ function loneSurrogate(input) {
 
 // A log is its text or its bytes. Anything else used to be read as no log
 // at all, refused as an empty one, or (a BigInt) as an internal error.
+const arrayBufferLength = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength').get;
 function logIn(log) {
   if (typeof log === 'string' || (log instanceof Uint8Array && ArrayBuffer.isView(log))) return log;
   // A Proxy of a Uint8Array passes instanceof, and copying it would read as
   // many elements as its length trap claims.
   if (log instanceof Uint8Array) throw new TypeError('a session log is a string or its bytes (a Uint8Array or an ArrayBuffer), not a Proxy of a Uint8Array');
-  if (log instanceof ArrayBuffer) return new Uint8Array(log);
+  if (log instanceof ArrayBuffer) {
+    // A Proxy of an ArrayBuffer passes instanceof too; the Uint8Array
+    // constructor would then copy it as an array-like of the length its
+    // trap claims. The byteLength getter answers real ArrayBuffers only.
+    try { arrayBufferLength.call(log); } catch { throw new TypeError('a session log is a string or its bytes (a Uint8Array or an ArrayBuffer), not a Proxy of an ArrayBuffer'); }
+    return new Uint8Array(log);
+  }
   const kind = log === null ? 'null' : Array.isArray(log) ? 'an array' : typeof log;
   throw new TypeError(`a session log is a string or its bytes (a Uint8Array or an ArrayBuffer), not ${kind}`);
 }

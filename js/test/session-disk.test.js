@@ -343,7 +343,7 @@ test('validate and fold take a log of more than 16 MiB as bytes (a Buffer, a Uin
   assert.equal(f.messages[0].content[0].text.length, text.length);
 });
 
-test('a Proxy of a byte array is refused before anything is read, and a log of more than 1 GiB before it is copied; the module keeps working', () => {
+test('a Proxy of a byte array or of an ArrayBuffer is refused before anything is read, and a log of more than 1 GiB before it is copied; the module keeps working', () => {
   const header = '{"type":"session","version":4,"id":"x","createdAt":0}\n';
   let reads = 0;
   const proxy = new Proxy(new Uint8Array(Buffer.from(header)), {
@@ -353,6 +353,15 @@ test('a Proxy of a byte array is refused before anything is read, and a log of m
     assert.throws(() => fn(proxy), { name: 'TypeError', message: 'a session log is a string or its bytes (a Uint8Array or an ArrayBuffer), not a Proxy of a Uint8Array' });
   }
   assert.equal(reads, 0);
+  // The same for a Proxy of an ArrayBuffer: its length trap sizes nothing.
+  const bufferProxy = new Proxy(new TextEncoder().encode(header).buffer, {
+    get: (t, k) => { reads++; return k === 'length' ? 1e9 : Reflect.get(t, k); },
+  });
+  for (const fn of [validate, fold, openLog]) {
+    assert.throws(() => fn(bufferProxy), { name: 'TypeError', message: 'a session log is a string or its bytes (a Uint8Array or an ArrayBuffer), not a Proxy of an ArrayBuffer' });
+  }
+  assert.equal(reads, 0);
+  assert.equal(validate(new TextEncoder().encode(header).buffer).ok, true, 'a real ArrayBuffer is read');
   // Not zeroed: the pages are never touched, so this costs no memory.
   const huge = Buffer.allocUnsafe(2 ** 30 + 1);
   for (const fn of [validate, fold, openLog]) {
