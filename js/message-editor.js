@@ -43,7 +43,7 @@ export async function mountMessageEditor(root, options = {}) {
   if (LONE_SURROGATE.test(sessionId)) throw new TypeError('mountMessageEditor: sessionId must not hold a lone surrogate');
   const core = await (options.core ?? sharedCore());
   if (typeof core.editorBoot?.mount !== 'function') throw new Error('tavern-core: this module has no message editor');
-  addDefaultStyles(root.ownerDocument, WIDGET_CSS);
+  addDefaultStyles(root, WIDGET_CSS);
   const base = baseURL ?? globalThis.location?.href;
   const waiters = new Map();
   const idle = [];

@@ -45,3 +45,28 @@ test('C74 hostile host: a document whose sheets throw still opens, jumps and dis
     delete document.adoptedStyleSheets;
   }
 });
+
+test('C74: a surface root inside a shadow root gets the spacer default in that shadow root', async () => {
+  const chat = messages(400);
+  const root = makeRoot({ height: 500 });
+  const shadowHost = document.createElement('div');
+  document.body.append(shadowHost);
+  const shadow = shadowHost.attachShadow({ mode: 'open' });
+  shadow.append(root);
+  const sched = frames();
+  const host = createChatSurfaceHost({ root, getMessages: () => chat, materialize: materializer(), formatMessage, emit() {}, ...sched });
+  const opened = host.open();
+  sched.flush();
+  await opened;
+  sched.flush();
+  try {
+    const spacer = root.querySelector(':scope > tt-chat-spacer');
+    assert.ok(spacer);
+    const rules = shadow.adoptedStyleSheets.flatMap((sh) => [...sh.cssRules].map((r) => r.cssText)).join('\n');
+    assert.match(rules, /tt-chat-spacer/, 'document sheets do not reach a shadow tree');
+    assert.equal(getComputedStyle(spacer).display, 'block');
+  } finally {
+    host.dispose();
+    shadowHost.remove();
+  }
+});

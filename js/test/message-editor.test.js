@@ -596,6 +596,27 @@ test('S90 S93: the widget brings zero-specificity defaults (a marked chip is str
   assert.equal(document.adoptedStyleSheets.length, sheets);
 });
 
+test('S90: a widget inside a shadow root gets its defaults in that shadow root, once', async (t) => {
+  const { root, fetch } = setup(t);
+  const shadowHost = document.createElement('div');
+  document.body.append(shadowHost);
+  t.after(() => shadowHost.remove());
+  const shadow = shadowHost.attachShadow({ mode: 'open' });
+  shadow.append(root);
+  const before = shadow.adoptedStyleSheets.length;
+  const editor = await mountMessageEditor(root, { sessionId: 'sF', baseURL: ORIGIN, fetch });
+  t.after(() => editor.destroy());
+  assert.equal(shadow.adoptedStyleSheets.length, before + 1, 'document sheets do not reach a shadow tree');
+  assert.match([...shadow.adoptedStyleSheets.at(-1).cssRules].map((r) => r.cssText).join('\n'), /tc-me-marked/);
+  const chip = document.createElement('button');
+  chip.className = 'tc-me-chip tc-me-marked';
+  root.append(chip);
+  assert.match(getComputedStyle(chip).textDecoration, /line-through/);
+  const second = await mountMessageEditor(root, { sessionId: 'sF', baseURL: ORIGIN, fetch });
+  second.destroy();
+  assert.equal(shadow.adoptedStyleSheets.length, before + 1, 'one sheet per tree');
+});
+
 test('S91: the focus stays on the row after Undo, whose button is disabled and then gone (it fell to the body)', async (t) => {
   const { root, fetch, row } = setup(t);
   const editor = await mountMessageEditor(root, { sessionId: 'sF', baseURL: ORIGIN, fetch });
