@@ -714,12 +714,19 @@ func (w *Widget) RestoreDrafts(doc string) bool {
 	for i, k := range v.Keys {
 		seq, ok := jsvalue.Decimal(k)
 		d := v.Vals[i]
-		if !ok || d.Kind != Array || len(d.Items) != 2 || d.Items[0].Kind != String || d.Items[1].Kind != String {
+		// A plain string is a draft stored by a build before drafts kept
+		// their base: kept, typed over the text the message has now.
+		old := ok && d.Kind == String
+		if !old && (!ok || d.Kind != Array || len(d.Items) != 2 || d.Items[0].Kind != String || d.Items[1].Kind != String) {
 			continue
 		}
 		w.Open(seq)
 		if r := w.rows[seq]; r != nil && r.editing {
-			r.draft, r.base = d.Items[0].S, d.Items[1].S
+			if old {
+				r.draft = d.S
+			} else {
+				r.draft, r.base = d.Items[0].S, d.Items[1].S
+			}
 		}
 	}
 	return true
