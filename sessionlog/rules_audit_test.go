@@ -612,7 +612,7 @@ type auSession struct {
 	eventsHit chan struct{} // when set, signalled on every Events
 }
 
-func (s *auSession) HeaderVersion() int { return s.version }
+func (s *auSession) HeaderVersion() (int, error) { return s.version, nil }
 func (s *auSession) Events() ([]json.RawMessage, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

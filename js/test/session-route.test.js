@@ -232,7 +232,20 @@ test('compaction lock, live v0 and v4 served, v1–v3 and unknown formats refuse
     mountEditorRoute({ ...unknown, session: () => ({ headerVersion, snapshot: () => [], append() { throw new Error('must not append'); } }) }, odd);
     const o = await answer(await odd.get(EDITOR_PATHS.edit)(request('edit', edit({ messageId: 'u1' }, 'x'))));
     assert.equal(o.error?.code, 'unsupported-format', String(headerVersion));
+    assert.match(o.error?.message ?? '', /names no log format version/, 'no "version -1"');
   }
+  // A host whose version getter throws failed, which is internal, not an
+  // unknown format; the next request works.
+  let broken = true;
+  const throwing = new Map();
+  mountEditorRoute({ ...unknown, session: () => ({ get headerVersion() { if (broken) throw new Error('disk gone'); return 5; }, snapshot: () => [], append() { throw new Error('must not append'); } }) }, throwing);
+  const e = await answer(await throwing.get(EDITOR_PATHS.edit)(request('edit', edit({ messageId: 'u1' }, 'x'))));
+  assert.equal(e.status, 500);
+  assert.equal(e.error?.code, 'internal');
+  assert.match(e.error?.message ?? '', /disk gone/);
+  broken = false;
+  const next = await answer(await throwing.get(EDITOR_PATHS.edit)(request('edit', edit({ messageId: 'u1' }, 'x'))));
+  assert.equal(next.error?.code, 'unsupported-format');
 });
 
 test('auth hook: sync or async, refusal is 401 after the origin check (S85)', async () => {

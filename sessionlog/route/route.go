@@ -66,7 +66,9 @@ type Port interface {
 
 // Session is a live session (S2).
 type Session interface {
-	HeaderVersion() int
+	// HeaderVersion is the log's format version; negative when the host
+	// answered something that is no version, an error when it failed.
+	HeaderVersion() (int, error)
 	// Events returns one consistent snapshot of the session's events as
 	// JSON envelopes.
 	Events() ([]json.RawMessage, error)
@@ -457,7 +459,13 @@ func (h *Handler) live(id string) (Session, Agent, *httpError) {
 	if !found || a == nil {
 		return nil, nil, notLoaded()
 	}
-	if v := s.HeaderVersion(); !Served(v) {
+	v, err := s.HeaderVersion()
+	switch {
+	case err != nil:
+		return nil, nil, fail(sessionlog.CodeInternal, "cannot read the session's log format version: %v", err)
+	case v < 0:
+		return nil, nil, fail(sessionlog.CodeUnsupportedFormat, "This session names no log format version this editor knows (it edits versions 0 and 4 live). Nothing was changed.")
+	case !Served(v):
 		return nil, nil, fail(sessionlog.CodeUnsupportedFormat, "This session uses log format version %d, which this editor does not edit live (it edits versions 0 and 4). Nothing was changed.", v)
 	}
 	return s, a, nil
@@ -480,7 +488,11 @@ func (h *Handler) snapshot(id string, s Session, a Agent) (*sessionlog.Log, sess
 	if err != nil {
 		return nil, sessionlog.Env{}, fail(sessionlog.CodeInternal, "cannot read the session snapshot: %v", err)
 	}
-	l, err := sessionlog.LiveSnapshot(s.HeaderVersion(), events)
+	v, err := s.HeaderVersion()
+	if err != nil {
+		return nil, sessionlog.Env{}, fail(sessionlog.CodeInternal, "cannot read the session's log format version: %v", err)
+	}
+	l, err := sessionlog.LiveSnapshot(v, events)
 	if err != nil {
 		return nil, sessionlog.Env{}, fail(sessionlog.CodeInternal, "the live session log does not fold: %v", err)
 	}

@@ -27,7 +27,7 @@ type fzSession struct {
 	agent *fzAgent
 }
 
-func (s *fzSession) HeaderVersion() int { return 4 }
+func (s *fzSession) HeaderVersion() (int, error) { return 4, nil }
 func (s *fzSession) Events() ([]json.RawMessage, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -36,7 +36,7 @@ type fakeSession struct {
 	inside, maxInside atomic.Int32
 }
 
-func (s *fakeSession) HeaderVersion() int { return s.version }
+func (s *fakeSession) HeaderVersion() (int, error) { return s.version, nil }
 
 func (s *fakeSession) Events() ([]json.RawMessage, error) {
 	n := s.inside.Add(1)

@@ -56,12 +56,15 @@ func (p jsPort) str(name string) string {
 
 type jsSession struct{ v js.Value }
 
-func (s jsSession) HeaderVersion() int {
+func (s jsSession) HeaderVersion() (int, error) {
 	v, err := jsCall(func() js.Value { return s.v.Call("headerVersion") })
-	if err != nil || !isCount(v) {
-		return -1 // answered as unsupported-format: NaN or 4.5 is no version
+	if err != nil {
+		return 0, err
 	}
-	return v.Int()
+	if !isCount(v) {
+		return -1, nil // answered as unsupported-format: NaN or 4.5 is no version
+	}
+	return v.Int(), nil
 }
 
 // isCount is a number the harness may answer for a version or a seq: a
