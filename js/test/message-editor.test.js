@@ -617,6 +617,23 @@ test('S90: a widget inside a shadow root gets its defaults in that shadow root, 
   assert.equal(shadow.adoptedStyleSheets.length, before + 1, 'one sheet per tree');
 });
 
+test('S91: Regenerate this turn hides the reply that had the focus; the row above takes it (it fell to the body)', async (t) => {
+  const { root, fetch, row } = setup(t);
+  const editor = await mountMessageEditor(root, { sessionId: 'sF', baseURL: ORIGIN, fetch });
+  t.after(() => editor.destroy());
+  await editor.whenIdle();
+  const regen = row(17).querySelector('.tc-me-regenerate');
+  regen.focus();
+  regen.click();
+  await editor.whenIdle();
+  assert.equal(row(17).style.display, 'none');
+  const focused = document.activeElement;
+  assert.notEqual(focused, document.body);
+  const at = focused.closest('[data-seq]');
+  assert.ok(at && Number(at.dataset.seq) < 17 && at.style.display !== 'none', `focus on a visible row above, not ${focused.outerHTML}`);
+  assert.ok(focused.matches('.tc-me-pencil'), 'its pencil first');
+});
+
 test('S91: the focus stays on the row after Undo, whose button is disabled and then gone (it fell to the body)', async (t) => {
   const { root, fetch, row } = setup(t);
   const editor = await mountMessageEditor(root, { sessionId: 'sF', baseURL: ORIGIN, fetch });

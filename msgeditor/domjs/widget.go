@@ -91,6 +91,9 @@ type editorMount struct {
 	draftKey string
 	restored bool
 	drafts   string
+	// shown is the last visible row drawn so far in this render (document
+	// order): a row that hides while it has the focus hands it there.
+	shown *elem
 }
 
 type rowDOM struct {
@@ -418,6 +421,7 @@ func (m *editorMount) render() {
 		}
 	}
 	seen := map[int]bool{}
+	m.shown = nil
 	for _, el := range queryAll(m.root, "[data-seq]") {
 		seq, ok := jsvalue.Decimal(el.GetAttribute("data-seq"))
 		if !ok || seen[seq] {
@@ -425,7 +429,11 @@ func (m *editorMount) render() {
 		}
 		seen[seq] = true
 		m.renderRow(seq, el, parts[seq])
+		if !m.w.Row(seq).Hidden {
+			m.shown = el
+		}
 	}
+	m.shown = nil
 	for seq, r := range m.rows {
 		if !seen[seq] {
 			m.clearRow(r)
@@ -651,6 +659,20 @@ func (m *editorMount) renderRow(seq int, el *elem, parts []js.Value) {
 		// the pencil), else the pencil. A disabled one cannot hold it (an
 		// undo in flight): the row keeps it in mind for its next redraw.
 		usable := func(e *elem) bool { return e != nil && !e.Underlying().Get("disabled").Truthy() }
+		if v.Hidden {
+			// The row left the view with the focus (Regenerate this turn
+			// hides the reply it replaces): the row above takes it, its
+			// pencil first, rather than the page body.
+			if m.shown != nil {
+				for _, c := range append([]*elem{query(m.shown, ".tc-me-pencil")}, queryAll(m.shown, "[data-tc-action]")...) {
+					if usable(c) {
+						c.Focus()
+						return
+					}
+				}
+			}
+			return
+		}
 		var c *elem
 		if focusAction != "" {
 			c = query(el, `[data-tc-action="`+focusAction+`"]`)
