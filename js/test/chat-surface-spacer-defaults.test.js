@@ -10,8 +10,9 @@ import { installChatSurfaceApi, createChatSurfaceHost } from '../chat-surface.js
 
 installChatSurfaceApi(globalThis, { managed: true });
 
-async function open(chat) {
+async function open(chat, place = () => {}) {
   const root = makeRoot({ height: 500 });
+  place(root);
   const sched = frames();
   const host = createChatSurfaceHost({ root, getMessages: () => chat, materialize: materializer(), formatMessage, emit() {}, ...sched });
   const opened = host.open();
@@ -47,18 +48,10 @@ test('C74 hostile host: a document whose sheets throw still opens, jumps and dis
 });
 
 test('C74: a surface root inside a shadow root gets the spacer default in that shadow root', async () => {
-  const chat = messages(400);
-  const root = makeRoot({ height: 500 });
   const shadowHost = document.createElement('div');
   document.body.append(shadowHost);
   const shadow = shadowHost.attachShadow({ mode: 'open' });
-  shadow.append(root);
-  const sched = frames();
-  const host = createChatSurfaceHost({ root, getMessages: () => chat, materialize: materializer(), formatMessage, emit() {}, ...sched });
-  const opened = host.open();
-  sched.flush();
-  await opened;
-  sched.flush();
+  const { root, host } = await open(messages(400), (r) => shadow.append(r));
   try {
     const spacer = root.querySelector(':scope > tt-chat-spacer');
     assert.ok(spacer);
