@@ -6,20 +6,20 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
 import http from 'node:http';
 import { startDemoServer } from '../demo/server.js';
+import { tempDir } from './temp-dir.js';
 
 const SERVER = fileURLToPath(new URL('../demo/server.js', import.meta.url));
 const PORT_CHECK = fileURLToPath(new URL('../demo/port.js', import.meta.url));
 const WASM = fileURLToPath(new URL('../tavern-core.wasm', import.meta.url));
 
 async function demo(t) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'tavern-demo-server-'));
+  const dataDir = tempDir('tavern-demo-server-');
   const { server, url } = await startDemoServer({ port: 0, dataDir });
   t.after(async () => {
     server.closeAllConnections?.();
@@ -197,7 +197,7 @@ test('demo server: files are revalidated (no-cache + ETag) and an unchanged one 
 
 test('demo server: a busy port says which port and how to pick another', async (t) => {
   const { port } = await demo(t);
-  const child = spawn(process.execPath, [SERVER], { env: { ...process.env, PORT: String(port), DEMO_DATA: mkdtempSync(join(tmpdir(), 'tavern-demo-busy-')) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [SERVER], { env: { ...process.env, PORT: String(port), DEMO_DATA: tempDir('tavern-demo-busy-') }, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr.on('data', (d) => { err += d; });
   const code = await new Promise((r) => child.on('exit', r));
@@ -209,7 +209,7 @@ test('demo server: a busy port says which port and how to pick another', async (
 
 test('demo server: a PORT that is not a port number is refused with what it must be', () => {
   for (const bad of ['abc', '-1', '1.5', '70000', '0x10']) {
-    const r = spawnSync(process.execPath, [SERVER], { env: { ...process.env, PORT: bad, DEMO_DATA: mkdtempSync(join(tmpdir(), 'tavern-demo-port-')) }, encoding: 'utf8', timeout: 30000 });
+    const r = spawnSync(process.execPath, [SERVER], { env: { ...process.env, PORT: bad, DEMO_DATA: tempDir('tavern-demo-port-') }, encoding: 'utf8', timeout: 30000 });
     assert.equal(r.status, 1, bad);
     assert.match(r.stderr, /PORT must be a whole number from 0 to 65535/, bad);
     assert.doesNotMatch(r.stderr, /NaN|at Server\.|node:net/, 'no raw Node error');

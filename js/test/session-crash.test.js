@@ -7,13 +7,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, copyFileSync, readFileSync, appendFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readFileSync, appendFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { LiveSession } from '../session-host.js';
 import { openLog, validate, EDITOR_PATHS, VERSION_HEADER, SessionLogError } from '../session-log.js';
+import { tempDir } from './temp-dir.js';
 
 const FIX = new URL('../../testdata/sessionlog/', import.meta.url);
 const SERVER = fileURLToPath(new URL('./session-crash-server.js', import.meta.url));
@@ -81,7 +81,7 @@ function checkAcked(path, acked) {
 }
 
 test('S4 S105 S109: SIGKILL during streaming appends and edits loses no acknowledged edit; a torn tail is recovered', { timeout: 120_000 }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tavern-crash-'));
+  const dir = tempDir('tavern-crash-');
   const path = join(dir, 'session.jsonl');
   copyFileSync(new URL('f.jsonl', FIX), path);
   let total = 0;

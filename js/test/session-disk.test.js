@@ -4,12 +4,12 @@
 // read as the harness reads them (S106, S107), and lossless appends (S111).
 import { test, mock } from 'node:test';
 import assert from 'node:assert/strict';
-import fs, { mkdtempSync, copyFileSync, readFileSync, writeFileSync, appendFileSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import fs, { copyFileSync, readFileSync, writeFileSync, appendFileSync, readdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { LiveSession, SessionHost, Agent, repairLog } from '../session-host.js';
 import { validate, fold, openLog, planRepair, SessionLogError, EDITOR_PATHS, VERSION_HEADER } from '../session-log.js';
 import { writeFileDurable, appendDurable, truncateDurable } from '../durable-file.js';
+import { tempDir } from './temp-dir.js';
 
 const FIX = new URL('../../testdata/sessionlog/', import.meta.url);
 const ORIGIN = 'http://127.0.0.1:4000';
@@ -17,7 +17,7 @@ const VERSION = '1.3.0';
 const T = (text) => ({ type: 'text', text });
 
 function tmpCopy(name, as = 'session.jsonl') {
-  const dir = mkdtempSync(join(tmpdir(), 'tavern-disk-'));
+  const dir = tempDir('tavern-disk-');
   const p = join(dir, as);
   copyFileSync(new URL(name, FIX), p);
   return p;
@@ -137,7 +137,7 @@ test('S109: two hosts serving one file: the one that lost the race says so and w
 });
 
 test('S109: creating a session file and replacing a file are durable (file, then directory)', (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'tavern-disk-'));
+  const dir = tempDir('tavern-disk-');
   const { synced } = watchFsync(t);
   const path = join(dir, 'new.jsonl');
   const s = LiveSession.create(path, { type: 'session', version: 4, id: 'sN', createdAt: 1, cwd: '/w' });
@@ -303,7 +303,7 @@ test('S8 S21 V11 S111: a -0 seq is V11 on v4 and S111 (the append rule) on v0, f
 // where it was whole), and an array-like claiming 2^20 entries appended
 // 1 MiB of zeros and answered the new size.
 test('S109: the durable helpers check the sizes and data they are given before they touch the file', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tc-durable-'));
+  const dir = tempDir('tc-durable-');
   const path = join(dir, 'log.jsonl');
   writeFileSync(path, 'abc\n');
   for (const [f, err] of [

@@ -3,17 +3,17 @@
 // as JSONL, and refuse without writing anything.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LiveSession, SessionHost, Agent } from '../session-host.js';
 import { validate, fold, SessionLogError } from '../session-log.js';
+import { tempDir } from './temp-dir.js';
 
 const FIX = new URL('../../testdata/sessionlog/', import.meta.url);
 const T = (text) => ({ type: 'text', text });
 
 function tmpCopy(name) {
-  const dir = mkdtempSync(join(tmpdir(), 'tavern-session-'));
+  const dir = tempDir('tavern-session-');
   const p = join(dir, name);
   copyFileSync(new URL(name, FIX), p);
   return p;
@@ -76,7 +76,7 @@ test('refused appends write nothing, in memory or on disk (S22, S24)', () => {
 });
 
 test('an invalid file is not loaded', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tavern-session-'));
+  const dir = tempDir('tavern-session-');
   const p = join(dir, 'bad.jsonl');
   writeFileSync(p, '{"type":"session","version":4,"id":"b"}\n{"type":"turn/start","seq":1,"time":0,"data":{}}\n');
   const e = thrown(() => LiveSession.load(p));

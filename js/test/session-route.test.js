@@ -5,18 +5,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { mkdtempSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SessionHost, Agent } from '../session-host.js';
 import { EDITOR_PATHS, VERSION_HEADER, validate, SessionLogError } from '../session-log.js';
+import { tempDir } from './temp-dir.js';
 
 const FIX = new URL('../../testdata/sessionlog/', import.meta.url);
 const ORIGIN = 'http://127.0.0.1:4000';
 const VERSION = '1.3.0';
 
 function setup({ agent, authorize, fixture = 'f.jsonl' } = {}) {
-  const dir = mkdtempSync(join(tmpdir(), 'tavern-route-'));
+  const dir = tempDir('tavern-route-');
   const path = join(dir, 'session.jsonl');
   copyFileSync(new URL(fixture, FIX), path);
   const host = new SessionHost({ origin: ORIGIN, version: VERSION, authorize });
@@ -196,7 +196,7 @@ test('compaction lock, live v0 and v4 served, v1–v3 and unknown formats refuse
 
   // Live v0 (the real harness 0.1.x) and v4 sessions are served, each in
   // its own spelling; v1–v3 are refused and nothing is written (S20, C61).
-  const dir = mkdtempSync(join(tmpdir(), 'tavern-route-'));
+  const dir = tempDir('tavern-route-');
   const user = '{"type":"user/message","seq":0,"time":1,"data":{"id":"u1","role":"user","content":[{"type":"text","text":"q"}],"source":{"kind":"user"}},"surfaceOp":"append"}\n';
   for (const [v, op] of [[0, { op: 'replace', start: 0, end: 0 }], [1, null], [2, null], [3, null], [4, { op: 'replace', startSeq: 0, endSeq: 0 }]]) {
     const p = join(dir, `v${v}.jsonl`);
@@ -398,7 +398,7 @@ test('activation registers the four exact paths once (S82, C65)', () => {
 });
 
 test('through a real Node http server on 127.0.0.1: edit, cross-origin, skew, oversized', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tavern-route-'));
+  const dir = tempDir('tavern-route-');
   const path = join(dir, 'session.jsonl');
   copyFileSync(new URL('f.jsonl', FIX), path);
   const server = http.createServer();
@@ -473,7 +473,7 @@ test('S85.1, S83: empty Origin, other key spellings, duplicate keys, bad UTF-8 a
 
 test('S85.1 over node:http: a malformed Host gets the 403 envelope, not a plain-text 500 (issue 15)', async () => {
   const { connect } = await import('node:net');
-  const dir = mkdtempSync(join(tmpdir(), 'tavern-route-'));
+  const dir = tempDir('tavern-route-');
   const path = join(dir, 'session.jsonl');
   copyFileSync(new URL('f.jsonl', FIX), path);
   const server = http.createServer();
