@@ -753,12 +753,15 @@ func (b *bounded) noticeMove(v View) bool {
 	}
 	b.pin = anchor{}
 	b.env.setSurfaceState(StateGestureScrolling)
+	if !b.gesture {
+		// C65/C89 as changed: demand is suspended from the notification
+		// on, not from the gesture's first frame, so an admission frame
+		// still pending from before the scroll grants nothing for a view
+		// that has already moved (docs/chatsurface.md). The gesture's
+		// frames send it suspended until its end.
+		b.resendSuspended()
+	}
 	b.gesture = true
-	// C65/C89 as changed: demand is suspended from the notification on,
-	// not from the gesture's first frame, so an admission frame still
-	// pending from before the scroll grants nothing for a view that has
-	// already moved (docs/chatsurface.md).
-	b.resendSuspended()
 	if b.timerSet {
 		b.timerSet = false
 		b.env.clearTimeout(b.timer)
