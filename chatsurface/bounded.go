@@ -49,6 +49,7 @@ type bounded struct {
 	written     bool                  // a layout was written this epoch
 	lastS       float64               // last written scroll position, read back
 	seenS       float64               // last position written or notified (movedUnseen)
+	suspended   bool                  // the demand last sent was suspended (C65)
 	following   bool
 	held, owed  bool
 	refresh     bool // a measurement refresh is due (C97)
@@ -516,12 +517,14 @@ func (b *bounded) sendDemand(suspended bool) error {
 	if err := b.env.setDemand(b.demand, suspended); err != nil {
 		return b.env.fail(err)
 	}
+	b.suspended = suspended
 	return nil
 }
 
 // resendSuspended re-sends the last demand as suspended (C89, C96).
 func (b *bounded) resendSuspended() {
 	_ = b.env.setDemand(b.demand, true)
+	b.suspended = true
 }
 
 // commitKind says why a normal commit runs (C90).
@@ -646,7 +649,7 @@ func (b *bounded) geometryFrame() error {
 	if !b.scrollStateLive() {
 		return nil
 	}
-	if b.gesture || b.movedUnseen(b.peekView) {
+	if _, gesture := b.movedUnseen(b.peekView); b.gesture || gesture {
 		// C89 as changed: a touchpad, a fling or a dragged scrollbar moves
 		// further than the mounted window between notifications; a frame
 		// whose view would show a spacer where messages go commits, with
@@ -753,12 +756,13 @@ func (b *bounded) noticeMove(v View) bool {
 	}
 	b.pin = anchor{}
 	b.env.setSurfaceState(StateGestureScrolling)
-	if !b.gesture {
+	if !b.suspended {
 		// C65/C89 as changed: demand is suspended from the notification
 		// on, not from the gesture's first frame, so an admission frame
 		// still pending from before the scroll grants nothing for a view
-		// that has already moved (docs/chatsurface.md). The gesture's
-		// frames send it suspended until its end.
+		// that has already moved (docs/chatsurface.md). Not only at a
+		// gesture's start: a jump or scrollToEnd in the middle of one sends
+		// it unsuspended.
 		b.resendSuspended()
 	}
 	b.gesture = true
@@ -772,19 +776,23 @@ func (b *bounded) noticeMove(v View) bool {
 
 // movedUnseen is C88 as changed (docs/chatsurface.md): at a frame, a
 // scroll position that moved since the host last wrote it or was notified
-// of it is taken
-// as the gesture notification it will be. Script that scrolls from an
-// animation frame (jQuery's animate, a smooth-scroll loop) moves the view
-// before the host's frames in the same batch, and its notification only
-// arrives after them: a geometry frame would otherwise commit at the new
-// position as if it were the host's own and then grant runtimes for a view
-// the script is already leaving. view is the live read the frame made.
-func (b *bounded) movedUnseen(view func() View) bool {
+// of it is taken as the notification it will be. Script that scrolls from
+// an animation frame (jQuery's animate, a smooth-scroll loop) moves the
+// view before the host's frames in the same batch, and its notification
+// only arrives after them: a geometry frame would otherwise commit at the
+// new position as if it were the host's own and then grant runtimes for a
+// view the script is already leaving. moved reports a move taken (a
+// gesture, or layout's while following); view is the live read the frame
+// made.
+func (b *bounded) movedUnseen(view func() View) (moved, gesture bool) {
 	if !b.marked || b.gesture || b.held || !b.scrollStateLive() {
-		return false
+		return false, false
 	}
 	v := view()
-	return math.Abs(v.S-b.seenS) > 1.5 && b.noticeMove(v) && b.gesture
+	if math.Abs(v.S-b.seenS) <= 1.5 || !b.noticeMove(v) {
+		return false, false
+	}
+	return true, b.gesture
 }
 
 // peekView is the live view: the first read queued for this frame's commit

@@ -365,8 +365,11 @@ func TestC89_S46_SuspendedDuringGesture(t *testing.T) {
 
 // runtimeHarness is S46's fixture: every message's <pre> is a runtime
 // source; grants counts activations.
-func runtimeHarness(t *testing.T, n int) (*harness, *int) {
+func runtimeHarness(t *testing.T, n int, setup ...func(*harness)) (*harness, *int) {
 	h := managedHarness(t, n)
+	for _, f := range setup {
+		f(h)
+	}
 	for _, m := range h.js.chat {
 		m.mes = "<pre>" + m.mes + "</pre>"
 	}
@@ -447,6 +450,60 @@ func TestC88_UnnotifiedMoveAtGeometryFrame(t *testing.T) {
 	h.sch.flush()
 	if s := h.host.Snapshot(); s.State != StateSettled || s.FollowingTail || h.dom.scroll > s0 {
 		t.Fatalf("the user's position is kept, following stays off: %s %v %v", s.State, s.FollowingTail, h.dom.scroll)
+	}
+}
+
+// estimated makes every message measure EstimatedSize: measuring a jump's
+// roots then schedules no geometry frame, so an admission frame can be the
+// only one pending.
+func estimated(h *harness) { h.js.size = func(int) float64 { return EstimatedSize } }
+
+// C65 as changed: a jump (or scrollToEnd) in the middle of a gesture sends
+// demand unsuspended while the gesture lasts; the user's next notification
+// suspends it again, so the pending admission frame grants nothing.
+func TestC65_NotificationAfterAJumpMidGestureSuspends(t *testing.T) {
+	for _, mid := range []string{"jump", "scrollToEnd"} {
+		h, grants := runtimeHarness(t, 200, estimated)
+		h.sch.flush()
+		h.dom.SetScrollTop(0, h.dom.scroll-3000)
+		h.host.OnScroll() // a gesture begins
+		h.sch.frame()
+		if mid == "jump" {
+			if _, err := h.host.JumpToMessage(Num(100)); err != nil {
+				t.Fatal(err)
+			}
+		} else if err := h.host.ScrollToEnd(); err != nil {
+			t.Fatal(err)
+		}
+		g := *grants
+		h.dom.SetScrollTop(0, h.dom.scroll-500) // the user goes on scrolling
+		h.host.OnScroll()
+		suspended := h.host.Snapshot().Runtime.Suspended
+		h.sch.frame()
+		if !suspended || *grants != g {
+			t.Fatalf("%s: suspended %v, grants %d→%d during the gesture", mid, suspended, g, *grants)
+		}
+	}
+}
+
+// C88 as changed: an admission frame that takes an unnotified move as
+// layout's while following (the tail shrank, the browser clamped, the tail
+// grew back) schedules the geometry commit that follows it to the end; the
+// notification that arrives after is within 1.5 px and ignored, and the
+// tail's size notification was already answered by the frame's read.
+func TestC88_FollowingMoveAtAdmissionFrameCommits(t *testing.T) {
+	h, _ := runtimeHarness(t, 50, estimated)
+	s0 := h.dom.scroll
+	h.dom.n(h.host.MessageElement(49)).size += 200
+	h.dom.scroll = s0 - 300 // the clamp from when it was shorter
+	h.sch.frame()           // the admission frame
+	h.host.OnScroll()
+	h.sch.flush()
+	h.sch.fireTimers()
+	h.sch.flush()
+	s := h.host.Snapshot()
+	if !s.FollowingTail || h.dom.scroll != h.dom.scrollHeight()-h.dom.height {
+		t.Fatalf("following %v, scroll %v of %v", s.FollowingTail, h.dom.scroll, h.dom.scrollHeight()-h.dom.height)
 	}
 }
 

@@ -459,9 +459,14 @@ func (h *Host) Frame(id int) {
 			h.setFault(err)
 		}
 	case h.adm.scheduled && id == h.adm.frame:
-		if h.managed && h.fault == nil && h.b.movedUnseen(func() View { return h.doc.ScrollView(h.b.root) }) {
-			h.adm.scheduled = false // the move's own commit sends demand again
-			return
+		if h.managed && h.fault == nil {
+			if moved, _ := h.b.movedUnseen(func() View { return h.doc.ScrollView(h.b.root) }); moved {
+				// The view moved: its geometry commit sends demand again,
+				// and grants resume from there (none while a gesture lasts).
+				h.adm.scheduled = false
+				h.b.scheduleGeometry()
+				return
+			}
 		}
 		if h.begin(LabelAdmission, true) != nil {
 			h.adm.scheduled = false
