@@ -776,8 +776,14 @@ test('an editor whose message is remounted under a new mesid (/sendas at= above 
   assert.ok(await page.evaluate(() => globalThis.__tavernCoreExtension.managed.chat.stats.editorsLost) - lost <= 1);
   // SillyTavern no longer takes the message for being edited: the next pencil
   // click edits its own message, and nothing is "saved" from a display.
-  const other = await page.evaluate(() => Number(document.querySelector('#chat > .mes:not(.last_mes)').getAttribute('mesid')));
-  await clickIn(page, other, '.mes_edit');
+  // Picked and clicked in one evaluate: runtimes still start at the tail
+  // after the state reads settled, and a message measured taller can
+  // unmount another between two round trips.
+  const other = await page.evaluate(() => {
+    const mes = document.querySelector('#chat > .mes:not(.last_mes)');
+    mes.querySelector('.mes_edit').click();
+    return Number(mes.getAttribute('mesid'));
+  });
   await page.waitForFunction((id) => document.querySelector('#curEditTextarea')?.closest('#chat > .mes')?.getAttribute('mesid') === String(id), other);
   await clickIn(page, other, '.mes_edit_cancel');
   await page.waitForFunction(() => document.querySelector('#curEditTextarea') === null);
