@@ -207,3 +207,50 @@ test('scrolling up: a message growing above the view does not move what is on sc
   assert.ok(Math.abs(after - r.before) <= 1, `message ${r.mesid} moved from ${r.before} to ${after} after the gesture`);
   assert.deepEqual(errors.map(String), []);
 });
+
+// C88/C65 as changed (docs/chatsurface.md): script that scrolls from its
+// animation-frame callbacks (jQuery's animate, a smooth-scroll loop) writes
+// scrollTop before the host's frames and is notified only after them. The
+// host takes the move as a gesture when its frame sees it: no runtime starts
+// while the view moves, the view stays where the script left it (following
+// off, not pulled back to the tail), and runtimes start once it rests.
+test('a scroll animated from animation frames starts no runtime until it rests, and is not pulled back to the tail (C88, C65)', { skip, timeout: 120000 }, async (t) => {
+  const { page, url, errors } = await openDemo(t);
+  await page.goto(`${url}demo/surface.html`);
+  await page.waitForSelector('body[data-ready=true]');
+  const settled = () => page.waitForFunction(() => {
+    const s = window.demoSurface.host.snapshot();
+    return s.state === 'settled' && !s.runtime.scheduled;
+  }, null, { timeout: 20000 });
+  await settled();
+  assert.equal(await page.evaluate(() => window.demoSurface.host.snapshot().followingTail), true, 'following after open');
+  const r = await page.evaluate(async () => {
+    const root = document.getElementById('chat');
+    const { stats } = window.demoSurface;
+    const grants = stats.grants;
+    // 40 frames of an animation upwards, each step written inside a frame
+    // callback registered before the host's, as a running animation's is.
+    let end = 0;
+    await new Promise((done) => {
+      let i = 0;
+      const step = () => {
+        root.scrollTop -= 240;
+        end = root.scrollTop;
+        if (++i < 40) requestAnimationFrame(step); else done();
+      };
+      requestAnimationFrame(step);
+    });
+    return { started: stats.grants - grants, end, grants };
+  });
+  assert.equal(r.started, 0, 'no runtime started while the view moved');
+  await settled();
+  const after = await page.evaluate((grants) => {
+    const root = document.getElementById('chat');
+    const s = window.demoSurface.host.snapshot();
+    return { scroll: root.scrollTop, max: root.scrollHeight - root.clientHeight, following: s.followingTail, started: window.demoSurface.stats.grants - grants, active: s.runtime.active };
+  }, r.grants);
+  assert.equal(after.following, false, 'the animation left the tail');
+  assert.ok(after.max - after.scroll > 5000, `the view stays up where the animation left it (${after.scroll} of ${after.max}; the animation ended at ${r.end})`);
+  assert.ok(after.started > 0 && after.active > 0, `runtimes start once the view rests: ${JSON.stringify(after)}`);
+  assert.deepEqual(errors.map(String), []);
+});
