@@ -733,6 +733,11 @@ func (b *bounded) gestureNotice(read []float64) {
 // false when it is within 1.5 px of the last written one; otherwise the
 // move begins (or continues) a gesture, or, while following, is layout's.
 func (b *bounded) noticeMove(v View) bool {
+	// The read that gave v may have faulted the epoch (a root whose
+	// scrollTop throws): its zeros are no position.
+	if !b.scrollStateLive() {
+		return false
+	}
 	s := v.S
 	b.seenS = s
 	if math.Abs(s-b.lastS) <= 1.5 {

@@ -195,6 +195,50 @@ test('S46/S49/C65/C89/C66: a gesture suspends demand; grants resume one per fram
   assert.ok(s.active > 0 && s.active <= 8);
 });
 
+test('C88/C64 as changed: a move made before the admission frame, not yet notified, is a gesture there: nothing is granted until it ends', async () => {
+  const chat = messages(60).map((m, i) => ({ mes: `${m.mes}<pre>${i}</pre>` }));
+  const { root, host, sched } = setup(chat);
+  await host.open();
+  assert.equal(host.snapshot().runtime.scheduled, true, 'open leaves an admission frame pending');
+  rt.log.length = 0;
+  root.scrollTop -= 300; // script in an earlier frame callback; its notification comes later
+  sched.frame();
+  const s = host.snapshot();
+  assert.equal(s.state, 'gesture-scrolling');
+  assert.equal(s.runtime.suspended, true);
+  assert.deepEqual(rt.log.filter((l) => l.startsWith('grant')), [], 'no grant for a view that moved');
+  assert.deepEqual(sched.timers, [150], 'the settle timer (C88)');
+  root.dispatchEvent(new root.ownerDocument.defaultView.Event('scroll')); // its notification: the same gesture
+  sched.flush(); // frames, then the settle timer ends the gesture
+  assert.equal(host.snapshot().state, 'settled');
+  assert.ok(rt.log.some((l) => l.startsWith('grant')), `grants resume once it rests: ${rt.log}`);
+  assert.equal(host.snapshot().followingTail, false);
+});
+
+test('C10/C88: a root whose scrollTop throws at the admission frame faults the epoch; the state is faulted, not a gesture', async () => {
+  const chat = messages(60).map((m, i) => ({ mes: `${m.mes}<pre>${i}</pre>` }));
+  const { root, host, sched, faults } = setup(chat);
+  await host.open();
+  assert.equal(host.snapshot().runtime.scheduled, true);
+  const boom = new Error('scrollTop refused');
+  const own = Object.getOwnPropertyDescriptor(root, 'scrollTop');
+  Object.defineProperty(root, 'scrollTop', { get() { throw boom; }, set() {}, configurable: true });
+  try {
+    sched.frame();
+  } finally {
+    Object.defineProperty(root, 'scrollTop', own);
+  }
+  assert.equal(host.snapshot().state, 'faulted');
+  assert.deepEqual(sched.timers, [], 'no settle timer from a read that failed');
+  assert.equal(sched.frames, 0, 'and no frame');
+  assert.deepEqual(faults, [boom]);
+  assert.equal(host.snapshot().fault, boom);
+  host.resetEpoch();
+  await host.open();
+  sched.flush();
+  assert.equal(host.snapshot().state, 'settled', 'a new epoch works');
+});
+
 test('S47/C69/C107: 500 messages with runtimes: never more than 8 active; reset empties admission', async () => {
   const chat = messages(500).map((m) => ({ mes: `${m.mes}<pre>x</pre>` }));
   const { host, sched } = setup(chat);
