@@ -13,10 +13,21 @@ const skip = !browserAvailable() && 'chromium not installed (set E2E=required to
 
 const STEPS = 60;
 
-test('chat surface demo: scroll 10,000 messages, jump, switch chats in Chromium', { skip, timeout: 180000 }, async (t) => {
+// The demo's chat surface page, loaded; settled() waits until the host is
+// settled with no admission frame pending.
+async function surfaceDemo(t) {
   const { page, url, errors } = await openDemo(t);
   await page.goto(`${url}demo/surface.html`);
   await page.waitForSelector('body[data-ready=true]');
+  const settled = () => page.waitForFunction(() => {
+    const s = window.demoSurface.host.snapshot();
+    return s.state === 'settled' && !s.runtime.scheduled;
+  }, null, { timeout: 20000 });
+  return { page, errors, settled };
+}
+
+test('chat surface demo: scroll 10,000 messages, jump, switch chats in Chromium', { skip, timeout: 180000 }, async (t) => {
+  const { page, errors, settled } = await surfaceDemo(t);
 
   // Maxima between steps: every child-list change of #chat is looked at.
   await page.evaluate(() => {
@@ -29,10 +40,6 @@ test('chat surface demo: scroll 10,000 messages, jump, switch chats in Chromium'
     look();
   });
 
-  const settled = () => page.waitForFunction(() => {
-    const s = window.demoSurface.host.snapshot();
-    return s.state === 'settled' && !s.runtime.scheduled;
-  }, null, { timeout: 20000 });
   const nextFrames = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 
   const check = async (label) => {
@@ -165,13 +172,7 @@ test('chat surface demo: scroll 10,000 messages, jump, switch chats in Chromium'
 // 200 ms after it mounts) does not push the content on screen down: S moves
 // by the growth in the same frame, and the gesture's end keeps the view.
 test('scrolling up: a message growing above the view does not move what is on screen (C89)', { skip, timeout: 120000 }, async (t) => {
-  const { page, url, errors } = await openDemo(t);
-  await page.goto(`${url}demo/surface.html`);
-  await page.waitForSelector('body[data-ready=true]');
-  const settled = () => page.waitForFunction(() => {
-    const s = window.demoSurface.host.snapshot();
-    return s.state === 'settled' && !s.runtime.scheduled;
-  }, null, { timeout: 20000 });
+  const { page, errors, settled } = await surfaceDemo(t);
   await settled();
   await page.fill('#jump', '5000');
   await page.click('#go');
@@ -215,13 +216,7 @@ test('scrolling up: a message growing above the view does not move what is on sc
 // while the view moves, the view stays where the script left it (following
 // off, not pulled back to the tail), and runtimes start once it rests.
 test('a scroll animated from animation frames starts no runtime until it rests, and is not pulled back to the tail (C88, C65)', { skip, timeout: 120000 }, async (t) => {
-  const { page, url, errors } = await openDemo(t);
-  await page.goto(`${url}demo/surface.html`);
-  await page.waitForSelector('body[data-ready=true]');
-  const settled = () => page.waitForFunction(() => {
-    const s = window.demoSurface.host.snapshot();
-    return s.state === 'settled' && !s.runtime.scheduled;
-  }, null, { timeout: 20000 });
+  const { page, errors, settled } = await surfaceDemo(t);
   await settled();
   assert.equal(await page.evaluate(() => window.demoSurface.host.snapshot().followingTail), true, 'following after open');
   const r = await page.evaluate(async () => {
