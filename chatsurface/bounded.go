@@ -548,6 +548,17 @@ func (b *bounded) normalCommit(kind commitKind, replace map[int]bool, suspended 
 		b.doc.Sync()
 	}
 	v := b.doc.ViewOf(f.view)
+	if kind < commitGeometry {
+		// C88 as changed: a render() between a user's scroll and its
+		// notification meets the move first. Taken as the gesture it is,
+		// the jump pin is let go and the anchor is where the user is, not
+		// back at the pinned target (the commit then wrote that position
+		// and the notification, matching it, was ignored: the scroll was
+		// lost); demand stays suspended (C93).
+		if _, gesture := b.movedUnseen(func() View { return v }); gesture {
+			suspended = true
+		}
+	}
 	an := b.anchorAt(v.S)
 	if kind == commitStructural {
 		if err := b.env.structural(); err != nil {

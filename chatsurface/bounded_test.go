@@ -507,6 +507,37 @@ func TestC88_FollowingMoveAtAdmissionFrameCommits(t *testing.T) {
 	}
 }
 
+// C88 as changed, C93: a render() (a message added) between a user's scroll
+// and its notification took the live position for its own: it anchored at
+// the pinned jump target, wrote that position back, and the notification,
+// matching it, was ignored — the scroll was lost. The render now takes the
+// move as the gesture it is: the user's position is kept, demand stays
+// suspended, and the gesture ends as any other.
+func TestC88_RenderBeforeTheNotificationKeepsTheScroll(t *testing.T) {
+	h := managedHarness(t, 1000)
+	h.create()
+	h.open()
+	h.sch.flush()
+	h.jump(500) // the target is pinned (C86 as changed)
+	s0 := h.dom.scroll - 700
+	h.dom.SetScrollTop(0, s0)
+	h.js.push("a new message")
+	if err := h.render(); err != nil {
+		t.Fatal(err)
+	}
+	s := h.host.Snapshot()
+	if h.dom.scroll != s0 || s.State != StateGestureScrolling || !s.Runtime.Suspended {
+		t.Fatalf("after render: scroll %v (the user's %v), %s, suspended %v", h.dom.scroll, s0, s.State, s.Runtime.Suspended)
+	}
+	h.host.OnScroll() // the notification, late
+	h.sch.flush()
+	h.sch.fireTimers()
+	h.sch.flush()
+	if s := h.host.Snapshot(); h.dom.scroll != s0 || s.State != StateSettled || s.FollowingTail {
+		t.Fatalf("after the gesture: scroll %v (the user's %v), %s, following %v", h.dom.scroll, s0, s.State, s.FollowingTail)
+	}
+}
+
 // C69, C107 S47: many runtimes; jumps keep active ≤ 8; reset empties admission.
 func TestC69_S47_Budget(t *testing.T) {
 	h := managedHarness(t, 500)
