@@ -549,9 +549,9 @@ RUN[OP.SET_STYLE] = () => {
 };
 // Spacers are elements no stylesheet knows: without a rule they are inline
 // boxes, their heights count for nothing, the scroll height lies and a jump
-// cannot reach its message. Each document (or the root's shadow root) gets one default the page's own
-// CSS always overrides (default-styles.js; flex: none for a column-flex
-// root such as SillyTavern's #chat).
+// cannot reach its message. Each document, or the root's shadow root, gets
+// one default the page's own CSS always overrides (default-styles.js;
+// flex: none for a column-flex root such as SillyTavern's #chat).
 const SPACER_CSS = ':where(tt-chat-spacer) { display: block; flex: none; }';
 RUN[OP.SPACER] = () => {
   const id = i32(); const kind = DOM_SPACER[u()]; // (read first: a custom element's constructor is page code)

@@ -11,11 +11,6 @@ import { addDefaultStyles } from './default-styles.js';
 // before anything is read from it.
 const MAX_REMOVED = 1024;
 
-/**
- * Mount the editor over a host-rendered transcript. Rows are elements
- * inside `root` with `data-seq` (the original event's seq), a
- * `[data-part=body]` child and a `[data-part=actions]` bar.
- */
 // The widget's looks where the page has none (S90's outlined card and pill
 // buttons, S93's struck-through chip, a message's line breaks), at zero
 // specificity (:where) so any page rule wins: the DeepSeek Harness adapter
@@ -35,6 +30,11 @@ const WIDGET_CSS = `
 :where(.tc-me-error) { color: #c62828; }
 :where(.tc-me-badge, .tc-me-note) { font-size: .85em; opacity: .75; }
 `;
+/**
+ * Mount the editor over a host-rendered transcript. Rows are elements
+ * inside `root` with `data-seq` (the original event's seq), a
+ * `[data-part=body]` child and a `[data-part=actions]` bar.
+ */
 export async function mountMessageEditor(root, options = {}) {
   const { sessionId, baseURL, fetch: fetchImpl = globalThis.fetch.bind(globalThis) } = options;
   if (!isNode(root) || typeof root.querySelectorAll !== 'function') throw new TypeError('mountMessageEditor: root must be an element');

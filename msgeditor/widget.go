@@ -595,7 +595,6 @@ type RowView struct {
 	Error, Note                      string
 }
 
-// Row is the view of the row whose (original) seq is seq.
 // regenerating: a regenerate the widget sent for a row other than seq (-1:
 // any row) is unanswered. The other regenerate controls are off meanwhile
 // (S92, no double submit): the turn it starts supersedes their rows.
@@ -608,6 +607,7 @@ func (w *Widget) regenerating(seq int) bool {
 	return false
 }
 
+// Row is the view of the row whose (original) seq is seq.
 func (w *Widget) Row(seq int) RowView {
 	v := RowView{Disabled: w.Disabled()}
 	r := w.rows[seq]
