@@ -429,9 +429,6 @@ func (m *editorMount) render() {
 		}
 		seen[seq] = true
 		m.renderRow(seq, el, parts[seq])
-		if !m.w.Row(seq).Hidden {
-			m.shown = el
-		}
 	}
 	m.shown = nil
 	for seq, r := range m.rows {
@@ -603,6 +600,9 @@ func rowActions(el *elem, parts []js.Value) *elem {
 
 func (m *editorMount) renderRow(seq int, el *elem, parts []js.Value) {
 	v := m.w.Row(seq)
+	if !v.Hidden {
+		m.shown = el // (a hidden row's focus hand-off reads the row above)
+	}
 	r := m.rows[seq]
 	if r == nil {
 		r = &rowDOM{}
