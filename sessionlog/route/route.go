@@ -459,16 +459,26 @@ func (h *Handler) live(id string) (Session, Agent, *httpError) {
 	if !found || a == nil {
 		return nil, nil, notLoaded()
 	}
-	v, err := s.HeaderVersion()
+	v, e := headerVersion(s)
 	switch {
-	case err != nil:
-		return nil, nil, fail(sessionlog.CodeInternal, "cannot read the session's log format version: %v", err)
+	case e != nil:
+		return nil, nil, e
 	case v < 0:
 		return nil, nil, fail(sessionlog.CodeUnsupportedFormat, "This session names no log format version this editor knows (it edits versions 0 and 4 live). Nothing was changed.")
 	case !Served(v):
 		return nil, nil, fail(sessionlog.CodeUnsupportedFormat, "This session uses log format version %d, which this editor does not edit live (it edits versions 0 and 4). Nothing was changed.", v)
 	}
 	return s, a, nil
+}
+
+// headerVersion reads the session's format version; a host that fails to
+// answer is internal (a version that is no number is the caller's refusal).
+func headerVersion(s Session) (int, *httpError) {
+	v, err := s.HeaderVersion()
+	if err != nil {
+		return 0, fail(sessionlog.CodeInternal, "cannot read the session's log format version: %v", err)
+	}
+	return v, nil
 }
 
 func notLoaded() *httpError {
@@ -488,9 +498,11 @@ func (h *Handler) snapshot(id string, s Session, a Agent) (*sessionlog.Log, sess
 	if err != nil {
 		return nil, sessionlog.Env{}, fail(sessionlog.CodeInternal, "cannot read the session snapshot: %v", err)
 	}
-	v, err := s.HeaderVersion()
-	if err != nil {
-		return nil, sessionlog.Env{}, fail(sessionlog.CodeInternal, "cannot read the session's log format version: %v", err)
+	// Read again beside the snapshot it folds (in operate, under the lock
+	// taken since live() read it to refuse early).
+	v, e := headerVersion(s)
+	if e != nil {
+		return nil, sessionlog.Env{}, e
 	}
 	l, err := sessionlog.LiveSnapshot(v, events)
 	if err != nil {
