@@ -108,8 +108,28 @@ function row(name, a, b) {
   console.log(`${name.padEnd(58)} core ${a.toFixed(2).padStart(9)} ms   plain ${b.toFixed(2).padStart(9)} ms   ratio ${(a / b).toFixed(2)}`);
 }
 
+// Both sides must lay out the same view, or the ratio compares different
+// work: the same messages mounted and the same scroll position once settled.
+function settledView(make) {
+  const x = make();
+  x.open();
+  x.sched.flush();
+  const view = { mesids: [...x.root.querySelectorAll(':scope > .mes')].map((el) => el.getAttribute('mesid')).join(), S: x.root.scrollTop };
+  x.done();
+  return view;
+}
+
 if (!PART) {
-  for (let i = 0; i < 2; i++) { openToSettled(core); openToSettled(plain); } // warm-up
+  const a = settledView(core);
+  const b = settledView(plain);
+  if (a.mesids !== b.mesids || a.S !== b.S) throw new Error(`the plain window settles elsewhere: core ${JSON.stringify(a)}, plain ${JSON.stringify(b)}`);
+  // Warm-up: 60 opens per side, so both medians are of warm code. V8 runs
+  // Go's functions in its baseline wasm compiler (Liftoff) until each is
+  // hot: the core's first ~40 opens took 2.5-3.5x their later time (1.8x
+  // with --no-liftoff), so the 2 warm-ups this had caught the core mid
+  // tier-up and the plain side mid-JIT, and the ratio swung 1.6-2.1 from
+  // run to run. A page's first opens are the Chromium load row's.
+  for (let i = 0; i < 60; i++) { openToSettled(core); openToSettled(plain); }
   const oa = [];
   const ob = [];
   for (let i = 0; i < RUNS; i++) {

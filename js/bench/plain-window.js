@@ -7,9 +7,11 @@
 // C86's anchor kept while sizes change — so both sides mount the same roots
 // in the same frames. Mounted roots get C31's
 // attributes (mesid, last_mes, the #n of .mesIDDisplay), so both sides lay
-// out the same content. No participants, leases or
-// admission: it is what a page would write by hand, so the ratio shows what
-// the Go core costs.
+// out the same content. It reads the computed lengths C80 and C85 lay out
+// with (the root's padding and row gap, each root's margins), as cheaply as
+// a page would by hand: the root's once per open, the margins once per class
+// list. No participants, leases or admission: it is what a page would write
+// by hand, so the ratio shows what the Go core costs.
 const EST = 200;
 const MAXV = 32;
 
@@ -48,18 +50,34 @@ export function createPlainWindow({ root, getMessages, materialize, requestAnima
   let middle = null;
   let frame = 0;
   let lastS = 0;
+  // C80: start(0) = Ps, each size followed by the row gap G, total ends
+  // with Pe. The tree holds size + G, so the prefix sums carry the gaps.
+  let Ps = 0;
+  let Pe = 0;
+  let G = 0;
+  const margins = new Map(); // class list → [top, bottom] (C85)
+  const px = (v) => Number.parseFloat(v) || 0; // C2: normal, "" count as 0
+  function marginsOf(el) {
+    let m = margins.get(el.className);
+    if (m === undefined) {
+      const cs = getComputedStyle(el);
+      m = px(cs.getPropertyValue('margin-top')) + px(cs.getPropertyValue('margin-bottom'));
+      margins.set(el.className, m);
+    }
+    return m;
+  }
   const spacer = (kind) => {
     const el = document.createElement('tt-chat-spacer');
     el.setAttribute('data-tt-chat-spacer', kind);
     el.setAttribute('aria-hidden', 'true');
     return el;
   };
-  const start = (i) => fw.prefix(i);
-  const total = () => fw.prefix(chat.length);
+  const start = (i) => Ps + fw.prefix(i);
+  const total = () => (chat.length ? start(chat.length) - G : Ps) + Pe;
   function visible(S, H) {
     const n = chat.length;
-    const a = Math.max(0, fw.find(S));
-    let b = fw.find(S + H);
+    const a = Math.max(0, fw.find(S - Ps));
+    let b = fw.find(S + H - Ps);
     if (b < a) b = a;
     return [a, Math.min(n - 1, b)];
   }
@@ -84,7 +102,7 @@ export function createPlainWindow({ root, getMessages, materialize, requestAnima
     for (const [i, el] of mounted) if (!want.has(i)) { el.remove(); mounted.delete(i); }
     const order = [...want].sort((x, y) => x - y);
     if (!top) top = spacer('top');
-    top.style.height = `${start(order[0])}px`;
+    top.style.height = `${fw.prefix(order[0])}px`;
     root.prepend(top);
     let prev = top;
     for (const i of order) {
@@ -108,8 +126,8 @@ export function createPlainWindow({ root, getMessages, materialize, requestAnima
     }
     let changed = false;
     for (const [i, el] of mounted) { // measure (C85)
-      const h = el.getBoundingClientRect().height;
-      if (h !== fw.size[i]) { sizes.set(chat[i], h); fw.set(i, h); changed = true; }
+      const h = el.getBoundingClientRect().height + marginsOf(el);
+      if (h + G !== fw.size[i]) { sizes.set(chat[i], h); fw.set(i, h + G); changed = true; }
     }
     return changed;
   }
@@ -121,7 +139,7 @@ export function createPlainWindow({ root, getMessages, materialize, requestAnima
     const S = following ? end() : root.scrollTop;
     // C86's anchor: the message at S keeps its offset from S while the
     // messages just measured change the sizes above it.
-    const a = following ? 0 : fw.find(S);
+    const a = following ? 0 : fw.find(S - Ps);
     const offset = S - start(a);
     const changed = commit(windowAt(S, H));
     writeS(following ? end() : Math.min(Math.max(0, start(a) + offset), end()));
@@ -135,7 +153,11 @@ export function createPlainWindow({ root, getMessages, materialize, requestAnima
   return {
     open() {
       chat = getMessages();
-      fw = new Fenwick(chat.map((m) => sizes.get(m) ?? EST));
+      const cs = getComputedStyle(root);
+      Ps = px(cs.getPropertyValue('padding-top'));
+      Pe = px(cs.getPropertyValue('padding-bottom'));
+      G = px(cs.getPropertyValue('row-gap'));
+      fw = new Fenwick(chat.map((m) => (sizes.get(m) ?? EST) + G));
       following = true;
       geometry();
       geometry();
