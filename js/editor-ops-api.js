@@ -42,8 +42,19 @@ export function createEditorOpsApi(core) {
     find(addr, n, from) { return cur.indexOf(core.string(addr, n), from); },
   };
 
+  // A core handle's slot, while its four methods are its own. A plugin may
+  // wrap them (a spy, a filter): then every write goes through them, as on
+  // any other handle (O3: the ops act through those methods; O5: exactly
+  // one setText or setReasoning call).
+  function ownSlot(h) {
+    const slot = slotOf(h);
+    if (slot === undefined) return undefined;
+    const f = slot.fns;
+    return h.getText === f[0] && h.getReasoning === f[1] && h.setText === f[2] && h.setReasoning === f[3] ? slot : undefined;
+  }
+
   function kindOf(h) {
-    if (slotOf(h)) return KIND.CORE;
+    if (ownSlot(h)) return KIND.CORE;
     if (h !== null && typeof h === 'object' && typeof h.getText === 'function' && typeof h.getReasoning === 'function'
       && typeof h.setText === 'function' && typeof h.setReasoning === 'function') return KIND.DUCK;
     return KIND.NONE;
@@ -59,7 +70,7 @@ export function createEditorOpsApi(core) {
   // reasoning version (Go keeps its section layout), then the arguments.
   function begin(h, kind, value) {
     const str = typeof value === 'string';
-    const slot = kind === KIND.CORE ? slotOf(h) : undefined;
+    const slot = kind === KIND.CORE ? ownSlot(h) : undefined;
     core.begin();
     core.unit(kind === KIND.DUCK && !str ? KIND.DUCK_NON_STRING : kind);
     core.f64(str ? value.length : 0);
@@ -139,7 +150,7 @@ export function createEditorOpsApi(core) {
     const ins = [];
     for (let i = d.f64(); i > 0; i--) ins.push(d.value());
     core.refs.length = 0;
-    const slot = kind === KIND.CORE ? slotOf(h) : undefined;
+    const slot = kind === KIND.CORE ? ownSlot(h) : undefined;
     const reasoning = target === REASONING;
     const cut = slot && reasoning && slot.rsplit?.ver === slot.rver ? slot.rsplit : null;
     const runs = [];
@@ -184,7 +195,7 @@ export function createEditorOpsApi(core) {
   // and writes (wasm/browser/editops.go eo_append).
   const judges = [EO_TARGET.TEXT, EO_TARGET.REASONING].map((field) => (ref, k, n) => ex.eo_append(ref, field, k, n));
   function opAppend(op, field, h, text) {
-    const slot = slotOf(h);
+    const slot = ownSlot(h);
     if (slot === undefined) { textOp(op, h, [text], field === REASONING); return undefined; }
     appendVia(slot, field, text, judges[field], fail, true);
     if (field === REASONING) slot.rsplit = null;
@@ -252,7 +263,7 @@ export function createEditorOpsApi(core) {
   // says appends are quiet.
   const appendJudge = (ref, k, n) => ex.tk_append(ref, TK_FIELD.REASONING, n);
   function appendToReasoningSection(h, id, text) {
-    const slot = slotOf(h);
+    const slot = ownSlot(h);
     if (slot !== undefined && slot.ref > 0 && typeof text === 'string') {
       if (slot.rpermit === id && slot.rpermitVer === slot.rver && text !== '' && text.indexOf('\n') < 0) {
         slot.rlag += text.length;
@@ -263,7 +274,7 @@ export function createEditorOpsApi(core) {
       }
       if (appendAtCut(slot, id, text)) return undefined;
     }
-    if (textOp(OP.APPEND_TO_SECTION, h, [id, text], true)) grant(slotOf(h), id);
+    if (textOp(OP.APPEND_TO_SECTION, h, [id, text], true)) grant(slotOf(h), id); // (true only for an own slot)
     return undefined;
   }
   // The one-crossing case; false: take the general op. Apart from the
@@ -373,7 +384,7 @@ export function createEditorOpsApi(core) {
         core.value(typeof delta === 'string' ? '' : delta); // only its kind matters here
         const target = ex.eo_op(OP.CLASSIFY_CHUNK, core.flush());
         core.refs.length = 0;
-        const slot = kind === KIND.CORE ? slotOf(h) : undefined;
+        const slot = kind === KIND.CORE ? ownSlot(h) : undefined;
         if (target === EO_CHUNK.TEXT) { if (slot) appendTo(slot, TK_FIELD.TEXT, delta); else h.setText(h.getText() + delta); }
         else if (target === EO_CHUNK.REASONING) { if (slot) appendTo(slot, TK_FIELD.REASONING, delta); else h.setReasoning(h.getReasoning() + delta); }
       };

@@ -49,6 +49,9 @@ class Slot {
     this.rpermitVer = -1;
     this.rlag = 0;
     this.rlagFrom = 0;
+    // The handle's own getText, getReasoning, setText, setReasoning: the
+    // editor ops take their shortcuts only while the handle still has them.
+    this.fns = null;
   }
   field(f) {
     return f === TK_FIELD.TEXT ? this.text : f === TK_FIELD.REASONING ? this.reasoning
@@ -256,6 +259,7 @@ export function createTakeoverApi(core) {
         if (st < 0) { slot.reasoning = prev; slot.rver++; throw fail(); }
         heard(slot, st);
       };
+      slot.fns = [this.getText, this.getReasoning, this.setText, this.setReasoning];
       this.appendReasoning = (delta) => {
         const prev = slot.reasoning;
         const isStr = typeof delta === 'string';

@@ -276,6 +276,41 @@ test('O3: ops through a duck wrapping a core handle match the core handle exactl
   assert.equal(a.h.getReasoning(), b.h.getReasoning());
 });
 
+test('O3 O5: a core handle whose methods a plugin wrapped is written through the wrappers, once per op', () => {
+  // A spy or a filter on a core handle's own methods sees every op's one
+  // write: the ops' shortcuts for core handles stand only while the four
+  // methods are the handle's own.
+  const { h } = setup('', {}, '');
+  const seen = [];
+  const setText = h.setText;
+  const setReasoning = h.setReasoning;
+  h.setText = (v) => { seen.push(['text', v]); setText(v.toUpperCase()); };
+  h.setReasoning = (v) => { seen.push(['reasoning', v]); setReasoning(v); };
+  appendText(h, 'ab'); // an append: the shortcut appends without setText
+  insertAt(h, 2, 'c'); // an insert at the end is an append too
+  appendReasoning(h, 'r');
+  ensureReasoningSection(h, 'a'); // a new section is appended to the reasoning
+  appendToReasoningSection(h, 'a', 'x');
+  appendToReasoningSection(h, 'a', 'y'); // (a permit's one-crossing path)
+  assert.deepEqual(seen.map(([f]) => f), ['text', 'text', 'reasoning', 'reasoning', 'reasoning', 'reasoning']);
+  assert.deepEqual(seen.slice(0, 2), [['text', 'ab'], ['text', 'ABc']]);
+  assert.equal(h.getText(), 'ABC');
+  assert.equal(h.getReasoning(), seen.at(-1)[1]);
+  // Methods restored: the handle is its own again, and the ops still write through it.
+  h.setText = setText;
+  h.setReasoning = setReasoning;
+  appendText(h, 'd');
+  assert.equal(h.getText(), 'ABCd');
+});
+
+test('O3: a wrapped getText is what the ops read', () => {
+  const { h } = setup('abc');
+  const getText = h.getText;
+  h.getText = () => getText().toUpperCase();
+  replaceRange(h, 0, 1, 'x');
+  assert.equal(getText(), 'xBC');
+});
+
 // ---- O4, O5 ----
 
 test('S82 O4 O9: invalid requests fail validation whatever the state; valid ones fail with the state', async () => {
