@@ -200,13 +200,15 @@ func (k *Kernel) StartDriver(d HostDesc) (*Driver, *apierr.Error) {
 	fail := func(path, what string) (*Driver, *apierr.Error) {
 		return nil, apierr.New(apierr.TakeoverError, "invalid_argument", "runTakeover: "+path+" must be "+what)
 	}
-	if !d.Init.IsObject() {
+	// "An object" as T10 reads it: a function is not one (a host that
+	// passes one has mixed up its arguments).
+	if d.Init.Kind != jsvalue.Object {
 		return fail("init", "an object")
 	}
 	if !d.InitSignalValid {
 		return fail("init.abortSignal", "an AbortSignal")
 	}
-	if !d.Host.IsObject() {
+	if d.Host.Kind != jsvalue.Object {
 		return fail("host", "an object")
 	}
 	for f := HostFn(0); f < numHostFns; f++ {
@@ -216,7 +218,7 @@ func (k *Kernel) StartDriver(d HostDesc) (*Driver, *apierr.Error) {
 		}
 		return fail("host."+f.String(), "a function")
 	}
-	if d.EventTypes != jsvalue.Undefined && d.EventTypes != jsvalue.Object && d.EventTypes != jsvalue.Function {
+	if d.EventTypes != jsvalue.Undefined && d.EventTypes != jsvalue.Object {
 		return fail("host.eventTypes", "an object")
 	}
 	drv := &Driver{desc: d}

@@ -385,6 +385,10 @@ func TestS98_Validation(t *testing.T) {
 		{func(d *HostDesc) { d.Members[FnEmit] = jsvalue.Object; d.Members[FnRedraw] = jsvalue.Undefined }, "runTakeover: host.emit must be a function"},
 		{func(d *HostDesc) { d.Members[FnCleanupText] = jsvalue.String }, "runTakeover: host.cleanupText must be a function"},
 		{func(d *HostDesc) { d.EventTypes = jsvalue.String }, "runTakeover: host.eventTypes must be an object"},
+		// T54 read as T10 reads "an object": a function is not one.
+		{func(d *HostDesc) { d.Init = jsvalue.Value{Kind: jsvalue.Function} }, "runTakeover: init must be an object"},
+		{func(d *HostDesc) { d.Host = jsvalue.Value{Kind: jsvalue.Function} }, "runTakeover: host must be an object"},
+		{func(d *HostDesc) { d.EventTypes = jsvalue.Function }, "runTakeover: host.eventTypes must be an object"},
 	}
 	for _, c := range cases {
 		d := desc("normal")

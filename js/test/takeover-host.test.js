@@ -244,6 +244,15 @@ test('S98 T54: validation rejects before anything is emitted', async () => {
   assert.equal(e.message, 'runTakeover: host must be an object');
   e = await runTakeover({ type: 'normal', abortSignal: new AbortController().signal }, { ...fakeHost().host, eventTypes: 'x' }).catch((x) => x);
   assert.equal(e.message, 'runTakeover: host.eventTypes must be an object');
+  // "An object" as T10 reads it: a function is not one.
+  const signal = new AbortController().signal;
+  const counted = () => ({ ...fakeHost().host, emit: () => { emitted++; } });
+  e = await runTakeover(Object.assign(() => {}, { type: 'normal', abortSignal: signal }), counted()).catch((x) => x);
+  assert.equal(e.message, 'runTakeover: init must be an object');
+  e = await runTakeover({ type: 'normal', abortSignal: signal }, Object.assign(() => {}, counted())).catch((x) => x);
+  assert.equal(e.message, 'runTakeover: host must be an object');
+  e = await runTakeover({ type: 'normal', abortSignal: signal }, { ...counted(), eventTypes: () => {} }).catch((x) => x);
+  assert.equal(e.message, 'runTakeover: host.eventTypes must be an object');
   assert.equal(emitted, 0);
 });
 
