@@ -1,7 +1,9 @@
 import type { CreateOpts, MessageEditorHandle, TakeoverError, GenerationType } from './message-takeover.js';
 import type { runTakeover, installTakeoverContext } from './takeover-host.js';
 
-export * from './message-takeover.js';
+// Types only: the values are the loaded core's (TavernCore below), or
+// message-takeover.js's own exports.
+export type * from './message-takeover.js';
 
 export interface UnsettledHandle {
   owner: string;
