@@ -148,6 +148,16 @@ func (l *Log) check(ev *Event) (step, *Error) {
 	if err := checkSeq(ev, idx, v); err != nil {
 		return step{}, err
 	}
+	// The rest of S6's envelope: an epoch-milliseconds time and data. A v0
+	// file had the harness's own envelope check at load (S108), and a live
+	// v0 snapshot is the harness's (S14); the harness writes both members
+	// into every event of every version, and only a snapshot import
+	// (S103) may leave time out, which the reader fills in first.
+	if v >= 1 {
+		if err := checkEnvelope(f, idx); err != nil {
+			return step{}, err
+		}
+	}
 
 	typ := ev.Type
 	if v >= 3 && !ev.knownType() {
@@ -291,6 +301,27 @@ func checkSeq(ev *Event, idx, version int) *Error {
 		return invalid("V1", idx, "session event seq %s is not contiguous; expected %d", render(s.value(), s.present), idx)
 	}
 	return nil
+}
+
+// checkEnvelope refuses an event without S6's time or data, in the
+// harness's words for its own envelope check, and says which.
+func checkEnvelope(f *envelope, idx int) *Error {
+	why := ""
+	if _, ok := safeInt(f.time.value()); !ok {
+		got := "none"
+		if str, isStr := f.time.other.(string); isStr {
+			got = strconv.Quote(str)
+		} else if f.time.present {
+			got = render(f.time.value(), true)
+		}
+		why = "time must be epoch milliseconds (a safe integer), not " + got
+	} else if !f.hasData {
+		why = "it has no data"
+	}
+	if why == "" {
+		return nil
+	}
+	return &Error{Code: CodeInvalidLog, Rule: "S6", Seq: idx, Message: "session event at seq " + strconv.Itoa(idx) + " has an invalid event envelope: " + why}
 }
 
 // replaceEndpoints checks a replace op's exact shape for the version's

@@ -583,3 +583,48 @@ func TestS111_AppendIsLossless(t *testing.T) {
 		t.Fatalf("stored -0 refused: %v", err)
 	}
 }
+
+// S6, S103: an event of a v1–v4 log carries an epoch-milliseconds time and
+// data; without them the log is invalid, unless imported as a snapshot
+// (time 0). Stored v0 files had the harness's own check already (S108).
+func TestS6_EnvelopeTimeAndData(t *testing.T) {
+	const head = `{"type":"session","version":4,"id":"s","createdAt":1}` + "\n"
+	const user = `"type":"user/message","seq":0,"surfaceOp":"append","data":{"id":"u","role":"user","content":[{"type":"text","text":"hi"}],"source":{"kind":"user"}}`
+	for _, c := range []struct{ line, msg string }{
+		{`{` + user + `}`, "session event at seq 0 has an invalid event envelope: time must be epoch milliseconds (a safe integer), not none"},
+		{`{` + user + `,"time":"now"}`, `session event at seq 0 has an invalid event envelope: time must be epoch milliseconds (a safe integer), not "now"`},
+		{`{` + user + `,"time":1.5}`, "session event at seq 0 has an invalid event envelope: time must be epoch milliseconds (a safe integer), not 1.5"},
+		{`{` + user + `,"time":null}`, "session event at seq 0 has an invalid event envelope: time must be epoch milliseconds (a safe integer), not null"},
+		{`{"type":"turn/start","seq":0,"time":5}`, "session event at seq 0 has an invalid event envelope: it has no data"},
+	} {
+		_, err := DecodeBytes([]byte(head+c.line+"\n"), DecodeOptions{})
+		wantErr(t, err, c.msg)
+		if e := err.(*Error); e.Rule != "S6" || e.Seq != 0 || e.Code != CodeInvalidLog {
+			t.Fatalf("%s: %+v", c.line, e)
+		}
+		// A live snapshot keeps the rule: the harness never writes one.
+		if _, err := DecodeBytes([]byte(head+c.line+"\n"), DecodeOptions{Live: true}); err == nil {
+			t.Fatalf("live: %s accepted", c.line)
+		}
+	}
+	// Valid: an integer time (negative too, as the harness's check reads
+	// it), data null; and a snapshot import's missing time is 0.
+	for _, line := range []string{`{` + user + `,"time":-5}`, `{"type":"turn/start","seq":0,"time":0,"data":null}`} {
+		if _, err := DecodeBytes([]byte(head+line+"\n"), DecodeOptions{}); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+	}
+	if _, err := DecodeBytes([]byte(head+`{`+user+`}`+"\n"), DecodeOptions{ImportSnapshot: true}); err != nil {
+		t.Fatalf("snapshot import: %v", err)
+	}
+	// A candidate through the append path is checked the same way.
+	l, err := DecodeBytes([]byte(head), DecodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, perr := ParseEvent([]byte(`{`+user+`}`), 0)
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	wantErr(t, l.CheckAppend(e), "session event at seq 0 has an invalid event envelope: time must be epoch milliseconds (a safe integer), not none")
+}

@@ -51,6 +51,23 @@ test('S6: a log or event given as a string with a lone surrogate is refused, not
   assert.deepEqual(validate(text + line.replace('\ud800', '\ud83d\ude00') + '\n'), { ok: true, version: 4, events: 21 }, 'a pair is fine');
 });
 
+test('S6 S103: a v4 event without an epoch-milliseconds time or without data is invalid; a snapshot import dates it 0', () => {
+  const head = '{"type":"session","version":4,"id":"s","createdAt":1}\n';
+  const user = '"type":"user/message","seq":0,"surfaceOp":"append","data":{"id":"u","role":"user","content":[],"source":{"kind":"user"}}';
+  for (const [line, why] of [[`{${user}}`, 'not none'], [`{${user},"time":"now"}`, 'not "now"'], ['{"type":"turn/start","seq":0,"time":1}', 'it has no data']]) {
+    const r = validate(head + line + '\n');
+    assert.equal(r.ok, false, line);
+    assert.equal(r.rule, 'S6');
+    assert.ok(r.error.startsWith('session event at seq 0 has an invalid event envelope: ') && r.error.endsWith(why), r.error);
+  }
+  assert.equal(validate(head + `{${user}}\n`, { importSnapshot: true }).ok, true);
+  const log = openLog(head);
+  try {
+    assert.throws(() => log.append({ type: 'turn/start', seq: 0, data: {} }), (e) => e instanceof SessionLogError && e.rule === 'S6');
+    assert.equal(log.append({ type: 'turn/start', seq: 0, time: 2, data: {} }), 0, 'nothing half-applied: the next append is seq 0');
+  } finally { log.close(); }
+});
+
 test('validate reports the first violation with its seq and rule (V1, C02)', () => {
   const lines = F.toString('utf8').trimEnd().split('\n');
   lines.push(JSON.stringify({ type: 'turn/start', seq: 21, time: 1, data: { turn: 3 } }));
@@ -130,6 +147,17 @@ test('S6: a plan request without a time is stamped now, as tavern-log plan-edit 
   assert.ok(p.events[0].time >= before, 'the handle stamps too');
   assert.equal(log.plan({ op: 'edit', target: { messageId: 'u1' }, text: 'x', time: 0 }).events[0].time, 0, 'an explicit 0 is kept');
   log.close();
+});
+
+test('S44 S4: a plan whose text holds a lone surrogate is refused, never planned as U+FFFD; a pair is kept', () => {
+  const refused = (fn) => assert.throws(fn, (e) => e instanceof SessionLogError && e.code === 'bad-request' && /lone surrogate, \\u(d800|dfff)/.test(e.message));
+  refused(() => plan(F, { op: 'edit', target: { messageId: 'u1' }, text: 'a\uD800b', time: 1 }));
+  const log = openLog(F);
+  try {
+    refused(() => log.plan({ op: 'edit', target: { messageId: 'u1' }, text: 'x\uDFFF', time: 1 }));
+    assert.equal(log.plan({ op: 'edit', target: { messageId: 'u1' }, text: 'x', time: 1 }).events.length, 1, 'the handle works after');
+  } finally { log.close(); }
+  assert.equal(plan(F, { op: 'edit', target: { messageId: 'u1' }, text: 'a\uD83D\uDE00', time: 1 }).events[0].data.content[0].text, 'a\uD83D\uDE00');
 });
 
 test('plan: unchanged, attachments, empty message (C24, C26, C27, C28, C29)', () => {

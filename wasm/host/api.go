@@ -115,6 +115,12 @@ func strictArgs(raw []byte, v any) error {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil
 	}
+	// encoding/json reads a lone surrogate escape as U+FFFD: an edit's text
+	// would be planned changed, as if the caller had sent that (S44: stored
+	// verbatim; S4: no pretend success). Refused, as the route refuses it.
+	if u, lone := sessionlog.LoneSurrogate(raw); lone {
+		return badRequest("invalid arguments: a string holds half of a character (a lone surrogate, \\u%04x), which would arrive changed; nothing was done", u)
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {

@@ -54,6 +54,26 @@ func TestAPIErrors(t *testing.T) {
 	}
 }
 
+// S44 S4: an edit's text with a lone surrogate is refused, not planned as
+// U+FFFD (encoding/json's reading of the escape); a pair is kept.
+func TestAPIPlanLoneSurrogateRefused(t *testing.T) {
+	var tb logs
+	out := callJSON(t, &tb, "plan", 0, fixture(t, "f.jsonl"), `{"request":{"op":"edit","target":{"messageId":"u1"},"text":"a\ud800b","time":1}}`)
+	e, _ := out["error"].(map[string]any)
+	if e == nil || e["code"] != "bad-request" || !strings.Contains(e["message"].(string), `lone surrogate, \ud800`) {
+		t.Fatalf("lone surrogate planned: %v", out)
+	}
+	id := callJSON(t, &tb, "open", 0, fixture(t, "f.jsonl"), "")["value"].(map[string]any)["id"].(float64)
+	out = callJSON(t, &tb, "log.plan", int(id), nil, `{"op":"edit","target":{"messageId":"u1"},"text":"\udfffx","time":1}`)
+	if e, _ := out["error"].(map[string]any); e == nil || e["code"] != "bad-request" {
+		t.Fatalf("lone surrogate planned through a handle: %v", out)
+	}
+	out = callJSON(t, &tb, "plan", 0, fixture(t, "f.jsonl"), `{"request":{"op":"edit","target":{"messageId":"u1"},"text":"\ud83d\ude00","time":1}}`)
+	if out["ok"] != true {
+		t.Fatalf("a surrogate pair refused: %v", out)
+	}
+}
+
 // S22 through a handle: a refused append leaves the log as it was.
 func TestAPIHandleAppendAllOrNothing(t *testing.T) {
 	var tb logs
