@@ -32,9 +32,10 @@ export class Agent {
 }
 
 export class SessionHost implements EditorHost {
-  constructor(options?: { origin?: string; version?: string; authorize?: (request: Request) => boolean | Promise<boolean> });
+  constructor(options?: { origin?: string; version?: string; authorize?: (request: Request) => boolean | Promise<boolean>; answerTimeoutMs?: number });
   readonly origin: string;
   readonly version: string;
+  readonly answerTimeoutMs: number | undefined;
   readonly routes: Map<string, (request: Request) => Promise<Response>>;
   load(path: string, options?: { agent?: Agent | null; clock?: () => number; repairTornTail?: boolean }): LiveSession;
   unload(id: string): void;

@@ -182,10 +182,11 @@ export class Agent {
  * `origin` is the host's own origin; `version` its build's version.
  */
 export class SessionHost {
-  constructor({ origin = 'http://127.0.0.1:4000', version = '0.1.0', authorize } = {}) {
+  constructor({ origin = 'http://127.0.0.1:4000', version = '0.1.0', authorize, answerTimeoutMs } = {}) {
     this.origin = origin;
     this.version = version;
     this.authorizeHook = authorize;
+    this.answerTimeoutMs = answerTimeoutMs; // (undefined: the route's default)
     this.routes = new Map();
     this.sessions = new Map();
     this.agents = new Map();

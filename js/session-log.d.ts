@@ -143,6 +143,12 @@ export interface EditorHost {
    * the session has a new agent (a wake this editor requested ends with its agent, S65).
    */
   agent(id: string): AgentPort | null | undefined;
+  /**
+   * How long the route waits for each answer of the host (append, flush, followup, authorize),
+   * default 30,000 ms: past it an append or a flush is answered as unconfirmed, a followup as not
+   * woken and an authorize as a refusal, and the session's next edit goes ahead.
+   */
+  readonly answerTimeoutMs?: number;
 }
 export interface LiveSessionPort {
   readonly headerVersion: number;
@@ -164,3 +170,5 @@ export function mountEditorRoute(host: EditorHost, routes: RouteRegistry): (requ
 
 export const EDITOR_PATHS: Readonly<{ edit: string; undo: string; regenerate: string; state: string }>;
 export const VERSION_HEADER: 'X-Tavern-Core-Version';
+/** answerTimeoutMs when the host gives none. */
+export const DEFAULT_ANSWER_TIMEOUT_MS: 30000;

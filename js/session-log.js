@@ -204,6 +204,21 @@ export function openLog(log, options = {}) {
   return new SessionLog(call('open', 0, log, { options }));
 }
 
+// How long the route waits for each answer of the host (append, flush,
+// followup, authorize) before it gives up: a promise that never settles
+// would hold the session's lock, and every later edit of that session
+// would wait behind it for good (S80). An append given up on is answered
+// as unconfirmed, never as saved.
+export const DEFAULT_ANSWER_TIMEOUT_MS = 30_000;
+function answerTimeoutOf(h) {
+  const ms = h.answerTimeoutMs;
+  if (ms === undefined) return DEFAULT_ANSWER_TIMEOUT_MS;
+  if (typeof ms !== 'number' || !(ms > 0) || ms > 2 ** 31 - 1) {
+    throw new TypeError(`mountEditorRoute: answerTimeoutMs must be a number of milliseconds in (0, 2147483647], not ${typeof ms === 'number' ? ms : typeof ms}`);
+  }
+  return ms;
+}
+
 // The port Go's route talks to (wasm/host/port_js.go): the host's objects,
 // with event parts crossing as JSON text.
 function goPort(h) {
@@ -219,6 +234,7 @@ function goPort(h) {
     return p;
   };
   return {
+    answerTimeoutMs: answerTimeoutOf(h),
     origin: () => String(h.origin),
     version: () => String(h.version),
     authorize: (request) => h.authorize(request),

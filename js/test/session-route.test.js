@@ -15,11 +15,11 @@ const FIX = new URL('../../testdata/sessionlog/', import.meta.url);
 const ORIGIN = 'http://127.0.0.1:4000';
 const VERSION = '1.3.0';
 
-function setup({ agent, authorize, fixture = 'f.jsonl' } = {}) {
+function setup({ agent, authorize, fixture = 'f.jsonl', answerTimeoutMs } = {}) {
   const dir = tempDir('tavern-route-');
   const path = join(dir, 'session.jsonl');
   copyFileSync(new URL(fixture, FIX), path);
-  const host = new SessionHost({ origin: ORIGIN, version: VERSION, authorize });
+  const host = new SessionHost({ origin: ORIGIN, version: VERSION, authorize, answerTimeoutMs });
   const session = host.load(path, { agent: agent === undefined ? new Agent() : agent });
   const handle = host.mountEditor();
   return { host, session, path, handle, agent: host.agent(session.id) };
@@ -282,6 +282,41 @@ test('a rejected append, a failed flush, a failed followup are internal (C60, C6
   assert.equal(woke.status, 500);
   assert.match(woke.error.message, /could not be woken/);
   assert.equal(f.session.length, 21);
+});
+
+test('S80: a host answer that never settles holds no lock for good: past answerTimeoutMs the edit is unconfirmed and the next one goes ahead', async () => {
+  const never = () => new Promise(() => {});
+  const t = setup({ answerTimeoutMs: 150 });
+  // A flush that never settles: the change is in the live session, not confirmed on disk.
+  const realFlush = t.session.flush.bind(t.session);
+  t.session.flush = never;
+  const hung = await send(t, 'edit', edit({ messageId: 'u1' }, 'x'));
+  assert.equal(hung.status, 500);
+  assert.equal(hung.error.code, 'internal');
+  assert.match(hung.error.message, /persisting it failed, so it is unconfirmed: it did not answer within 150ms/);
+  t.session.flush = realFlush;
+  const next = await send(t, 'edit', edit({ messageId: 'u1' }, 'y'));
+  assert.equal(next.status, 200, 'the session\'s next edit is not stuck behind the first');
+  // An append that never answers: handed over, so neither saved nor not.
+  const realAppend = t.session.append.bind(t.session);
+  t.session.append = never;
+  const unanswered = await send(t, 'edit', edit({ messageId: 'u1' }, 'z'));
+  assert.equal(unanswered.status, 500);
+  assert.match(unanswered.error.message, /^The harness took the change but it did not answer within 150ms, so it is unconfirmed/);
+  t.session.append = realAppend;
+  assert.equal((await send(t, 'edit', edit({ messageId: 'u1' }, 'w'))).status, 200);
+  // An authorize that never answers is a refusal, not a request held open.
+  const a = setup({ answerTimeoutMs: 150, authorize: never });
+  assert.equal((await send(a, 'edit', edit({ messageId: 'u1' }, 'x'))).status, 401);
+  // A followup that never answers: the model was not woken, as a rejected one.
+  const f = setup({ answerTimeoutMs: 150, agent: new Agent({ onFollowup: never }) });
+  const woke = await send(f, 'regenerate', { body: { session: 'sF', target: { messageId: 'u2' } } });
+  assert.equal(woke.status, 500);
+  assert.match(woke.error.message, /could not be woken: it did not answer within 150ms/);
+  // The host's timeout is checked when the route is mounted.
+  for (const bad of [0, -1, NaN, '100', 2 ** 31]) {
+    assert.throws(() => new SessionHost({ answerTimeoutMs: bad }).mountEditor(), /answerTimeoutMs must be a number of milliseconds/);
+  }
 });
 
 test('a host that throws or rejects with values that are not Errors gets coded answers, and the module keeps serving (issue 13)', async () => {

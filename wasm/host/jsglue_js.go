@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"syscall/js"
+	"time"
 
 	"tavern-core/apierr"
 	"tavern-core/bridge"
@@ -70,7 +71,21 @@ type settled struct {
 // pass through. It must not run on the goroutine of a js.FuncOf callback
 // that JS is waiting on synchronously: the callback would never return.
 // Callers are the request goroutines started by the fetch handler.
-func await(v js.Value) (js.Value, error) {
+func await(v js.Value) (js.Value, error) { return awaitWithin(v, 0) }
+
+// errNoAnswer is a host promise that did not settle within the port's
+// answer time (awaitWithin).
+type errNoAnswer struct{ wait time.Duration }
+
+func (e errNoAnswer) Error() string {
+	return fmt.Sprintf("it did not answer within %v", e.wait)
+}
+
+// awaitWithin is await that gives up after wait (0: never). A promise
+// that never settles would otherwise hold its caller for good: the
+// route's session lock, and every later edit of that session behind it
+// (S80). What settles later is dropped; its callbacks release themselves.
+func awaitWithin(v js.Value, wait time.Duration) (js.Value, error) {
 	then, err := thenOf(v)
 	if err != nil {
 		return js.Undefined(), err
@@ -105,17 +120,30 @@ func await(v js.Value) (js.Value, error) {
 		release()
 		return js.Undefined(), err
 	}
-	r := <-ch
-	return r.v, r.err
+	if wait <= 0 {
+		r := <-ch
+		return r.v, r.err
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case r := <-ch:
+		return r.v, r.err
+	case <-timer.C:
+		return js.Undefined(), errNoAnswer{wait}
+	}
 }
 
 // callAwait calls a JS function and awaits its result if it is a promise.
-func callAwait(f func() js.Value) (js.Value, error) {
+func callAwait(f func() js.Value) (js.Value, error) { return callAwaitWithin(f, 0) }
+
+// callAwaitWithin is callAwait bounded by wait (awaitWithin).
+func callAwaitWithin(f func() js.Value, wait time.Duration) (js.Value, error) {
 	v, err := jsCall(f)
 	if err != nil {
 		return v, err
 	}
-	return await(v)
+	return awaitWithin(v, wait)
 }
 
 func arg(args []js.Value, i int) js.Value {

@@ -11,6 +11,7 @@ package main
 
 import (
 	"syscall/js"
+	"time"
 
 	"tavern-core/apierr"
 	"tavern-core/bridge"
@@ -75,7 +76,13 @@ func mount(_ js.Value, args []js.Value) (out any) {
 		return string(envelope(nil, badRequest("the route registry needs has(path) and set(path, fn)")))
 	}
 	r := &jsRegistry{v: reg}
-	if _, err := route.Activate(r, jsPort{v: port}); err != nil {
+	// How long the route waits for each host answer (js/session-log.js
+	// reads and checks the host's answerTimeoutMs).
+	wait := time.Duration(0)
+	if w := port.Get("answerTimeoutMs"); bridge.TypeOf(w) == js.TypeNumber && w.Float() > 0 {
+		wait = time.Duration(w.Float() * float64(time.Millisecond))
+	}
+	if _, err := route.Activate(r, jsPort{v: port, wait: wait}); err != nil {
 		if r.handler.Truthy() {
 			r.handler.Release()
 		}

@@ -14,12 +14,18 @@ import (
 	"fmt"
 	"net/http"
 	"syscall/js"
+	"time"
 
 	"tavern-core/bridge"
 	"tavern-core/sessionlog/route"
 )
 
-type jsPort struct{ v js.Value }
+// jsPort is the host's port; wait bounds each answer the route waits for
+// with its session lock held (awaitWithin), and authorize's.
+type jsPort struct {
+	v    js.Value
+	wait time.Duration
+}
 
 func (p jsPort) Session(id string) (route.Session, bool) {
 	s, err := jsCall(func() js.Value { return p.v.Call("session", id) })
@@ -27,7 +33,7 @@ func (p jsPort) Session(id string) (route.Session, bool) {
 		// A host that cannot answer has no live session for the id (S78).
 		return nil, false
 	}
-	sess := jsSession{v: s}
+	sess := jsSession{v: s, wait: p.wait}
 	if bridge.TypeOf(s.Get("flush")) == js.TypeFunction {
 		return jsFlushingSession{sess}, true
 	}
@@ -39,7 +45,7 @@ func (p jsPort) Session(id string) (route.Session, bool) {
 // rejection and every other answer — 'false', {}, 1 — is a refusal
 // (S85.2): a hook that means to allow says so exactly.
 func (p jsPort) Authorize(r *http.Request) bool {
-	v, err := callAwait(func() js.Value { return p.v.Call("authorize", fetchRequestOf(r)) })
+	v, err := callAwaitWithin(func() js.Value { return p.v.Call("authorize", fetchRequestOf(r)) }, p.wait)
 	return err == nil && bridge.TypeOf(v) == js.TypeBoolean && v.Bool()
 }
 
@@ -54,7 +60,10 @@ func (p jsPort) str(name string) string {
 	return v.String()
 }
 
-type jsSession struct{ v js.Value }
+type jsSession struct {
+	v    js.Value
+	wait time.Duration
+}
 
 func (s jsSession) HeaderVersion() (int, error) {
 	v, err := jsCall(func() js.Value { return s.v.Call("headerVersion") })
@@ -101,7 +110,11 @@ func (s jsSession) Append(typ string, data, surfaceOp json.RawMessage, src []int
 	for i, n := range src {
 		seqs.SetIndex(i, n)
 	}
-	v, err := callAwait(func() js.Value { return s.v.Call("append", typ, string(data), string(surfaceOp), seqs) })
+	v, err := callAwaitWithin(func() js.Value { return s.v.Call("append", typ, string(data), string(surfaceOp), seqs) }, s.wait)
+	if errors.As(err, new(errNoAnswer)) {
+		// Handed over, so possibly taken: neither saved nor not.
+		return 0, unanswered{err}
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -111,23 +124,32 @@ func (s jsSession) Append(typ string, data, surfaceOp json.RawMessage, src []int
 	return v.Int(), nil
 }
 
+// unanswered is an append the harness did not answer in time: unconfirmed
+// (route.ErrUnconfirmed), in its own words.
+type unanswered struct{ error }
+
+func (unanswered) Is(target error) bool { return target == route.ErrUnconfirmed }
+
 func (s jsSession) Agent() (route.Agent, bool) {
 	a, err := jsCall(func() js.Value { return s.v.Call("agent") })
 	if err != nil || isNullish(a) {
 		return nil, false
 	}
-	return jsAgent{v: a}, true
+	return jsAgent{v: a, wait: s.wait}, true
 }
 
 // jsFlushingSession is a session whose host offers a flush (S52).
 type jsFlushingSession struct{ jsSession }
 
 func (s jsFlushingSession) Flush() error {
-	_, err := callAwait(func() js.Value { return s.v.Call("flush") })
+	_, err := callAwaitWithin(func() js.Value { return s.v.Call("flush") }, s.wait)
 	return err
 }
 
-type jsAgent struct{ v js.Value }
+type jsAgent struct {
+	v    js.Value
+	wait time.Duration
+}
 
 // Same compares the port's agent objects, one per live agent of the host
 // (js/session-log.js keeps them), by identity (route.SameAgent).
@@ -145,7 +167,7 @@ func (a jsAgent) Status() string {
 }
 
 func (a jsAgent) Followup(message json.RawMessage) error {
-	_, err := callAwait(func() js.Value { return a.v.Call("followup", string(message)) })
+	_, err := callAwaitWithin(func() js.Value { return a.v.Call("followup", string(message)) }, a.wait)
 	return err
 }
 
