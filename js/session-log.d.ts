@@ -148,7 +148,7 @@ export interface EditorHost {
    * default 30,000 ms: past it an append or a flush is answered as unconfirmed, a followup as not
    * woken and an authorize as a refusal, and the session's next edit goes ahead.
    */
-  readonly answerTimeoutMs?: number;
+  readonly answerTimeoutMs?: number | undefined;
 }
 export interface LiveSessionPort {
   readonly headerVersion: number;
