@@ -7,7 +7,7 @@
 import './happydom-preload.cjs';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createViewState } from '../../sillytavern/managed/view-state.js';
+import { createViewState, contextLineIndex } from '../../sillytavern/managed/view-state.js';
 
 const flush = () => new Promise((r) => setTimeout(r, 0));
 
@@ -128,4 +128,80 @@ test('a reasoning block the user opened or closed is opened or closed again when
   const moved = mes(11);
   view.restore(moved, chat[12], 11);
   assert.equal(moved.querySelector('details').open, true);
+});
+
+// The context line (found by a tester in the real SillyTavern, 2026-12-05):
+// SillyTavern's setInContextMessages counts rendered messages back from the
+// end; with only the window rendered the class landed on the wrong message,
+// and messages mounted later never had it.
+test('contextLineIndex counts messages back from the end as SillyTavern counts rendered ones', () => {
+  const plain = Array.from({ length: 10 }, () => ({}));
+  assert.equal(contextLineIndex(plain, 4), 4, 'k = 10 - 4 = 6th from the end');
+  assert.equal(contextLineIndex(plain, 0), 0, 'the whole chat in context: the first message');
+  assert.equal(contextLineIndex(plain, undefined), 0, 'never stored: the first message, as vanilla\'s fallback');
+  assert.equal(contextLineIndex([], 0), -1);
+  const mixed = plain.map((m, i) => (i === 8 || i === 6 ? { is_system: true } : i === 7 ? { is_system: true, extra: { tool_invocations: [] } } : m));
+  // k = 4 counted from the end: 9, 7 (a tool call), 5, 4; 8 and 6 are hidden/system.
+  assert.equal(contextLineIndex(mixed, 6), 4);
+});
+
+test('the context line goes to the message SillyTavern means, mounted now or later; other class changes leave it', async (t) => {
+  document.body.replaceChildren();
+  const root = document.createElement('div');
+  root.id = 'chat';
+  document.body.append(root);
+  const chat = Array.from({ length: 20 }, (_, i) => ({ mes: `m${i}` }));
+  let lastId;
+  const view = createViewState({ root, chat: () => chat, contextStart: () => lastId });
+  t.after(() => view.dispose());
+  for (let i = 10; i < 20; i++) root.append(mes(i));
+  const marked = () => [...root.querySelectorAll(':scope > .mes.lastInContext')].map((e) => e.getAttribute('mesid'));
+  // SillyTavern, with 15 messages in context: every .mes loses the class,
+  // the 15th rendered one from the end would get it; with 10 rendered, the
+  // first rendered one does (its fallback). It stores 20 - 15 = 5.
+  const place = (k) => {
+    for (const el of root.querySelectorAll('.mes')) el.classList.remove('lastInContext');
+    lastId = Math.max(0, chat.length - k);
+    const all = [...root.querySelectorAll(':scope > .mes')];
+    (all.at(-k) ?? all[0]).classList.add('lastInContext');
+  };
+  place(15);
+  await flush();
+  assert.deepEqual(marked(), [], 'message 5 is not mounted: no mounted message has the line');
+  assert.equal(view.contextIndex(), 5);
+  const five = mes(5);
+  view.restore(five, chat[5], 5);
+  assert.equal(five.classList.contains('lastInContext'), true, 'message 5 has it when it mounts');
+  const six = mes(6);
+  view.restore(six, chat[6], 6);
+  assert.equal(six.classList.contains('lastInContext'), false);
+
+  place(4); // 16: mounted
+  await flush();
+  assert.deepEqual(marked(), ['16']);
+  root.querySelector('[mesid="16"]').classList.toggle('last_mes');
+  root.querySelector('[mesid="12"]').classList.add('selected');
+  await flush();
+  assert.deepEqual(marked(), ['16'], 'other class changes do not move it');
+  const again = mes(16); // drawn again (scrolled out and back)
+  view.restore(again, chat[16], 16);
+  assert.equal(again.classList.contains('lastInContext'), true);
+  chat.splice(0, 1); // the message moves: the line follows the message, not the mesid
+  assert.equal(view.contextIndex(), 15);
+});
+
+test('remember, isOpen and forgetReasoning: a range command\'s state for messages not mounted', (t) => {
+  const { chat, view } = setup(t);
+  assert.equal(view.isOpen(chat[3], false), false, 'nobody touched it: the default');
+  assert.equal(view.isOpen(chat[3], true), true);
+  view.remember(chat[3], true);
+  assert.equal(view.isOpen(chat[3], false), true);
+  const el = mes(3);
+  view.restore(el, chat[3], 3);
+  assert.equal(el.querySelector('details').open, true);
+  view.forgetReasoning();
+  const after = mes(3);
+  view.restore(after, chat[3], 3);
+  assert.equal(after.querySelector('details').open, false, 'as SillyTavern renders it');
+  view.remember(null, true); // not a message: nothing
 });

@@ -27,7 +27,7 @@ export function startManagedMode({ api, createHost, startExtensions, runtimeLimi
     if (recovering) globalThis.toastr?.warning(String(e?.message ?? e), 'tavern-core: the bounded chat reopened after a content processor failed', { timeOut: 10000 });
     else globalThis.toastr?.error(String(e?.message ?? e), 'tavern-core: the bounded chat stopped', { timeOut: 10000 });
   };
-  const view = createViewState({ root, chat: st.chat });
+  const view = createViewState({ root, chat: st.chat, contextStart: st.contextStart });
   const chat = createManagedChat({
     st: {
       ...st,
@@ -125,9 +125,11 @@ export function startManagedMode({ api, createHost, startExtensions, runtimeLimi
   const managing = () => state.startup === 'done';
   overrideChatJump(chat, managing);
   eventSource.on(event_types.APP_READY, () => mountTargetsFirst(chat, root, managing));
+  eventSource.on(event_types.APP_READY, () => reasoningRangesReachEveryMessage(view, root, managing));
   redrawsOfUnmountedMessagesDoNothing(managing);
   blockEditMoves(root, managing);
   editLastUserMessageAnywhere(chat, managing);
+  contextLineAnywhere(chat, view, managing);
   showSavedTruncation(pins.saved);
   return state;
 }
@@ -180,6 +182,41 @@ function mountTargetsFirst(chat, root, managing) {
       return vanilla.call(this, args, value);
     });
   }
+}
+
+// /reasoning-expand, -collapse and -toggle act on the reasoning blocks of a
+// message or a range, found in #chat by their ids: in vanilla every
+// message shown has its block, here only the mounted ones do, so
+// `/reasoning-expand 150-199` opened the ten on screen and left the rest as
+// they were, and a collapse after it left open the ones it could not reach.
+// Managed mode remembers the state of each message of the range for when it
+// mounts (view-state.js), and SillyTavern's own command does the mounted
+// ones; with none of them mounted it is not run, so it does not warn "No
+// reasoning blocks found" about messages vanilla would have shown. A change
+// of the auto-expand setting sets every block SillyTavern rendered, which
+// here is every block: what was remembered is forgotten.
+function reasoningRangesReachEveryMessage(view, root, managing) {
+  const act = {
+    'reasoning-expand': () => true,
+    'reasoning-collapse': () => false,
+    'reasoning-toggle': (m) => !view.isOpen(m, power_user.reasoning?.auto_expand === true),
+  };
+  for (const [name, next] of Object.entries(act)) {
+    wrapOnce(SlashCommandParser.commands[name], 'callback', (vanilla) => function (args, value) {
+      if (!managing()) return vanilla.call(this, args, value);
+      const messages = st.chat();
+      const text = String(value ?? '');
+      const range = text ? stringToRange(text, 0, messages.length - 1) : { start: messages.length - 1, end: messages.length - 1 };
+      if (!range || messages.length === 0) return vanilla.call(this, args, value); // (its own warning)
+      let mounted = false;
+      for (let i = range.start; i <= range.end; i++) {
+        if (root.querySelector(`:scope > .mes[mesid="${i}"]`) !== null) mounted = true;
+        else view.remember(messages[i], next(messages[i]));
+      }
+      return mounted ? vanilla.call(this, args, value) : '';
+    });
+  }
+  document.getElementById('reasoning_auto_expand')?.addEventListener('change', () => view.forgetReasoning(), true);
 }
 
 // updateMessageBlock(id), the way SillyTavern and its extensions redraw a
@@ -303,6 +340,24 @@ function editLastUserMessageAnywhere(chat, managing) {
       chat.jumpToMessage(i);
     } catch (err) { // an open editor holds the window (C96): SillyTavern's hotkey finds what is mounted
       console.warn('[tavern-core] managed #chat: Ctrl+Up could not bring the last user message into view:', err);
+    }
+  }, true);
+}
+
+// Ctrl+Shift+Up scrolls to the context line: SillyTavern's hotkey
+// (RossAscends-mods.js) animates #chat to the element with lastInContext,
+// and says "Context line not found" when there is none. Here that message
+// need not be mounted, so it is mounted first, as /chat-jump would, before
+// SillyTavern's handler (on the document) runs.
+function contextLineAnywhere(chat, view, managing) {
+  window.addEventListener('keydown', (e) => {
+    if (!e.ctrlKey || !e.shiftKey || e.key !== 'ArrowUp' || !managing()) return;
+    const i = view.contextIndex();
+    if (i < 0 || document.querySelector(`#chat > .mes[mesid="${i}"]`) !== null) return;
+    try {
+      chat.jumpToMessage(i);
+    } catch (err) { // an open editor holds the window (C96)
+      console.warn('[tavern-core] managed #chat: Ctrl+Shift+Up could not bring the context line into view:', err);
     }
   }, true);
 }

@@ -5,7 +5,7 @@
 import {
   chat, eventSource, event_types, getCurrentChatId, messageFormatting, updateMessageElement, addCopyToCodeBlocks,
   refreshSwipeButtons, updateEditArrowClasses, isGenerating, swipeState, streamingProcessor, printMessages,
-  setEditedMessageId, showSwipeButtons,
+  setEditedMessageId, showSwipeButtons, chat_metadata,
 } from '../../../../../script.js';
 import { power_user, applyStylePins } from '../../../../power-user.js';
 import { applyCharacterTagsToMessageDivs } from '../../../../tags.js';
@@ -17,6 +17,8 @@ export { eventSource, event_types, power_user };
 export const st = {
   chat: () => chat,
   chatId: () => getCurrentChatId(),
+  // Where the last prompt's context began (setInContextMessages).
+  contextStart: () => chat_metadata.lastInContextMessageId,
   // SillyTavern's own element for a message: what addOneMessage inserts.
   renderMessage: (message, mesid) => updateMessageElement(message, { messageId: mesid })[0],
   // What SillyTavern puts into .mes_text (its getMessageTextHTML).

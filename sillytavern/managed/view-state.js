@@ -8,16 +8,44 @@
 //   message selects it and every later one. A message mounted afterwards
 //   had no checkbox (it could not be clicked) and no selection, so the
 //   screen no longer showed what would be deleted;
-// - a reasoning block the user opened or closed.
+// - a reasoning block the user opened or closed, or a /reasoning-expand,
+//   -collapse or -toggle over a range opened or closed (remember);
+// - the context line: the class lastInContext SillyTavern puts on the
+//   oldest message in the model's context when it builds a prompt
+//   (setInContextMessages), found by counting rendered messages back from
+//   the end. Here only the window is rendered, so the count landed on the
+//   wrong message, or on the first one mounted, and no message mounted
+//   later had the line: Ctrl+Shift+Up said "Context line not found".
 // Nothing here writes chat[] or SillyTavern's own state.
 const REASONING = 'details.mes_reasoning_details';
+const CONTEXT = 'lastInContext';
+
+// The messages setInContextMessages counts: `.mes:not([is_system="true"]),
+// .mes.toolCall` (a hidden message is a system one).
+const counted = (m) => m !== null && typeof m === 'object' && (!m.is_system || Array.isArray(m.extra?.tool_invocations));
+
+/**
+ * The index of the message SillyTavern means by the context line it just
+ * placed: it stored lastInContextMessageId = max(0, chat.length - k) for the
+ * k-th counted message from the end; with fewer than k, the first message
+ * shown (here every message is, in the sense of vanilla's rendering: 0).
+ * -1 for an empty chat.
+ */
+export function contextLineIndex(messages, lastId) {
+  const n = messages.length;
+  const k = Number.isInteger(lastId) && lastId > 0 ? n - lastId : Infinity;
+  let seen = 0;
+  for (let i = n - 1; i >= 0; i--) if (counted(messages[i]) && ++seen === k) return i;
+  return n > 0 ? 0 : -1;
+}
 
 /**
  * @param {object} o
  * @param {HTMLElement} o.root #chat
  * @param {() => object[]} o.chat SillyTavern's chat[]
+ * @param {() => unknown} [o.contextStart] chat_metadata.lastInContextMessageId
  */
-export function createViewState({ root, chat }) {
+export function createViewState({ root, chat, contextStart = () => undefined }) {
   const doc = root.ownerDocument;
   // SillyTavern shows #dialogue_del_mes (display: block) while delete mode
   // is on and hides it when the mode ends either way.
@@ -27,7 +55,7 @@ export function createViewState({ root, chat }) {
     return d !== null && d.style.display !== '' && d.style.display !== 'none';
   };
   let from = -1; // the first message selected for deletion (SillyTavern's this_del_mes)
-  const opened = new WeakMap(); // message object → whether the user left its reasoning block open
+  let opened = new WeakMap(); // message object → whether the user left its reasoning block open
 
   // The mode starting or ending clears the selection, as SillyTavern's does.
   const bar = new MutationObserver(() => { from = -1; });
@@ -62,6 +90,29 @@ export function createViewState({ root, chat }) {
   };
   root.addEventListener('toggle', onToggle, true);
 
+  // The context line. SillyTavern writes it synchronously, all in one go
+  // (every .mes loses the class, one gains it), and has just stored the
+  // message's id: seen here at the next microtask, before the generation
+  // goes on, the chat is still the one it counted.
+  let context = null; // the message object with the line
+  const has = (classes, c) => typeof classes === 'string' && ` ${classes} `.includes(` ${c} `);
+  const lines = new MutationObserver((records) => {
+    // Placed: one of #chat's messages went from without the class to with
+    // it. Other class changes (last_mes, selected, a highlight) are not.
+    const placed = records.some((r) => r.target.parentNode === root && !has(r.oldValue, CONTEXT) && r.target.classList.contains(CONTEXT));
+    if (!placed) return;
+    const messages = chat();
+    const i = contextLineIndex(messages, contextStart());
+    context = i >= 0 ? messages[i] : null;
+    for (const el of root.children) {
+      if (!el.classList.contains('mes')) continue;
+      const m = messages[Number(el.getAttribute('mesid'))];
+      el.classList.toggle(CONTEXT, context !== null && m === context);
+    }
+    lines.takeRecords(); // (its own writes)
+  });
+  lines.observe(root, { subtree: true, attributes: true, attributeFilter: ['class'], attributeOldValue: true });
+
   return {
     /** Puts the remembered state on `el`, SillyTavern's new element for chat[mesid]. */
     restore(el, message, mesid) {
@@ -79,8 +130,20 @@ export function createViewState({ root, chat }) {
         const d = el.querySelector(REASONING);
         if (d !== null) d.open = opened.get(message);
       }
+      if (context !== null && message === context) el.classList.add(CONTEXT);
     },
+    /** The mesid of the message with the context line, or -1. */
+    contextIndex() { return context === null ? -1 : chat().indexOf(context); },
+    /** Whether the message's reasoning block shows open; `dflt` when nobody opened or closed it. */
+    isOpen(message, dflt) { return opened.has(message) ? opened.get(message) : dflt; },
+    /** Opens or closes a message's reasoning block for when it mounts. */
+    remember(message, open) {
+      if (message !== null && typeof message === 'object') opened.set(message, open);
+    },
+    /** Every block as SillyTavern renders it again (its auto-expand setting changed). */
+    forgetReasoning() { opened = new WeakMap(); },
     dispose() {
+      lines.disconnect();
       bar.disconnect();
       root.removeEventListener('click', onClick, true);
       root.removeEventListener('toggle', onToggle, true);

@@ -365,6 +365,66 @@ test('a second reply is seen streaming: partial text in the tail while generatin
   assert.equal((await snapshot()).followingTail, true);
 });
 
+// SillyTavern marks the oldest message of the last prompt's context with
+// .lastInContext (the context line) by counting rendered messages back from
+// the end; with only the window rendered it missed (found by a tester,
+// 2026-12-05). Ctrl+Shift+Up scrolls to it.
+test('the context line is on the message SillyTavern means, mounted or not, and Ctrl+Shift+Up reaches it', async () => {
+  const marked = () => page.evaluate(() => [...document.querySelectorAll('#chat > .mes.lastInContext')].map((e) => Number(e.getAttribute('mesid'))));
+  // What vanilla would mark with every message rendered: the k-th counted
+  // message from the end, k = chat.length - lastInContextMessageId.
+  const target = await page.evaluate(() => {
+    const { chat, chatMetadata } = globalThis.SillyTavern.getContext();
+    const k = chat.length - chatMetadata.lastInContextMessageId;
+    let seen = 0;
+    for (let i = chat.length - 1; i >= 0; i--) if ((!chat[i].is_system || Array.isArray(chat[i].extra?.tool_invocations)) && ++seen === k) return i;
+    return 0;
+  });
+  const mounted = (await snapshot()).mounted;
+  assert.ok(!mounted.includes(target), `the context line's message ${target} is above the window (${mounted})`);
+  assert.deepEqual(await marked(), [], 'no mounted message has a line that is not its own');
+  await page.click('#chat');
+  await page.keyboard.press('Control+Shift+ArrowUp');
+  await page.waitForFunction((id) => {
+    const el = document.querySelector(`#chat > .mes[mesid="${id}"]`);
+    const c = document.getElementById('chat').getBoundingClientRect();
+    const r = el?.getBoundingClientRect();
+    return el?.classList.contains('lastInContext') && r.top < c.bottom && r.bottom > c.top;
+  }, target, { timeout: 10000 });
+  assert.deepEqual(await marked(), [target]);
+  const toasts = await page.evaluate(() => [...document.querySelectorAll('#toast-container .toast')].map((t) => t.textContent));
+  assert.ok(!toasts.some((t) => /Context line not found/.test(t)), String(toasts));
+  await page.evaluate(() => globalThis.SillyTavern.getContext().executeSlashCommandsWithOptions('/chat-jump 20'));
+  await page.evaluate((id) => globalThis.SillyTavern.getContext().executeSlashCommandsWithOptions(`/chat-jump ${id}`), target);
+  await page.waitForFunction((id) => document.querySelector(`#chat > .mes[mesid="${id}"]`) !== null, target);
+  assert.deepEqual(await marked(), [target], 'drawn again, it keeps the line');
+  await page.evaluate(() => globalThis.__tavernCoreExtension.managed.chat.scrollToEnd());
+});
+
+// /reasoning-expand and -collapse over a range reach the messages that are
+// not mounted, as they reach every rendered one in vanilla.
+test('/reasoning-expand and /reasoning-collapse over a range reach messages mounted later', async () => {
+  const n = await chatLength();
+  const open = (id) => page.evaluate((i) => document.querySelector(`#chat > .mes[mesid="${i}"] details.mes_reasoning_details`)?.open ?? null, id);
+  const run = (cmd) => page.evaluate((c) => globalThis.SillyTavern.getContext().executeSlashCommandsWithOptions(c), cmd);
+  const jump = async (id) => {
+    await run(`/chat-jump ${id}`);
+    await page.waitForFunction((i) => document.querySelector(`#chat > .mes[mesid="${i}"]`) !== null, id);
+  };
+  await run(`/reasoning-expand ${n - 300}-${n - 1}`);
+  await jump(n - 250);
+  assert.equal(await open(n - 250), true, 'expanded while it was not mounted');
+  await run(`/reasoning-collapse ${n - 300}-${n - 1}`);
+  assert.equal(await open(n - 250), false, 'mounted: collapsed by SillyTavern\'s own command');
+  await page.evaluate(() => globalThis.__tavernCoreExtension.managed.chat.scrollToEnd());
+  await page.waitForTimeout(300);
+  await jump(n - 280);
+  assert.equal(await open(n - 280), false, 'collapsed while not mounted, after being expanded while not mounted');
+  const toasts = await page.evaluate(() => [...document.querySelectorAll('#toast-container .toast')].map((t) => t.textContent));
+  assert.ok(!toasts.some((t) => /No reasoning blocks found/.test(t)), String(toasts));
+  await page.evaluate(() => globalThis.__tavernCoreExtension.managed.chat.scrollToEnd());
+});
+
 test('edit a mounted message with SillyTavern\'s editor: held while open, re-rendered after', async () => {
   const mesid = (await chatLength()) - 2;
   await clickIn(page, mesid, '.mes_edit');
