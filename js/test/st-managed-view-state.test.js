@@ -205,3 +205,18 @@ test('remember, isOpen and forgetReasoning: a range command\'s state for message
   assert.equal(after.querySelector('details').open, false, 'as SillyTavern renders it');
   view.remember(null, true); // not a message: nothing
 });
+
+test('once SillyTavern renders #chat itself again (managed mode stood down), its context line is left where it put it', async (t) => {
+  document.body.replaceChildren();
+  const root = document.createElement('div');
+  root.id = 'chat';
+  document.body.append(root);
+  const chat = Array.from({ length: 20 }, (_, i) => ({ mes: `m${i}` }));
+  const view = createViewState({ root, chat: () => chat, contextStart: () => 5, managing: () => false });
+  t.after(() => view.dispose());
+  for (let i = 10; i < 20; i++) root.append(mes(i));
+  root.querySelector('[mesid="10"]').classList.add('lastInContext'); // vanilla's fallback: the first one shown
+  await flush();
+  assert.deepEqual([...root.querySelectorAll('.lastInContext')].map((e) => e.getAttribute('mesid')), ['10']);
+  assert.equal(view.contextIndex(), -1);
+});

@@ -27,7 +27,7 @@ export function startManagedMode({ api, createHost, startExtensions, runtimeLimi
     if (recovering) globalThis.toastr?.warning(String(e?.message ?? e), 'tavern-core: the bounded chat reopened after a content processor failed', { timeOut: 10000 });
     else globalThis.toastr?.error(String(e?.message ?? e), 'tavern-core: the bounded chat stopped', { timeOut: 10000 });
   };
-  const view = createViewState({ root, chat: st.chat, contextStart: st.contextStart });
+  const view = createViewState({ root, chat: st.chat, contextStart: st.contextStart, managing: () => state.startup === 'done' });
   const chat = createManagedChat({
     st: {
       ...st,

@@ -44,8 +44,9 @@ export function contextLineIndex(messages, lastId) {
  * @param {HTMLElement} o.root #chat
  * @param {() => object[]} o.chat SillyTavern's chat[]
  * @param {() => unknown} [o.contextStart] chat_metadata.lastInContextMessageId
+ * @param {() => boolean} [o.managing] false once SillyTavern renders #chat itself again
  */
-export function createViewState({ root, chat, contextStart = () => undefined }) {
+export function createViewState({ root, chat, contextStart = () => undefined, managing = () => true }) {
   const doc = root.ownerDocument;
   // SillyTavern shows #dialogue_del_mes (display: block) while delete mode
   // is on and hides it when the mode ends either way.
@@ -100,7 +101,7 @@ export function createViewState({ root, chat, contextStart = () => undefined }) 
     // Placed: one of #chat's messages went from without the class to with
     // it. Other class changes (last_mes, selected, a highlight) are not.
     const placed = records.some((r) => r.target.parentNode === root && !has(r.oldValue, CONTEXT) && r.target.classList.contains(CONTEXT));
-    if (!placed) return;
+    if (!placed || !managing()) return; // (rendering everything again, SillyTavern's count is right)
     const messages = chat();
     const i = contextLineIndex(messages, contextStart());
     context = i >= 0 ? messages[i] : null;
