@@ -121,6 +121,23 @@ export function startManagedMode({ api, createHost, startExtensions, runtimeLimi
     endButton.update();
   });
 
+  // Vanilla redraws the last message after a swipe to another of its
+  // alternatives with scroll: true (addOneMessage → scrollChatToBottom,
+  // under the auto-scroll setting), so the new swipe is in view even when
+  // the swipe was made from far up (an arrow key, a phone's swipe gesture).
+  // That scroll is pinned off here: go to the end instead. A swipe that
+  // generates goes there at GENERATION_STARTED above; a swipe of an earlier
+  // message does not scroll, in vanilla either.
+  eventSource.on(event_types.MESSAGE_SWIPED, (mesId) => {
+    if (state.startup !== 'done' || !pins.saved.auto_scroll_chat_to_bottom || Number(mesId) !== st.chat().length - 1) return;
+    try {
+      chat.scrollToEnd();
+    } catch (e) {
+      report(e);
+    }
+    endButton.update();
+  });
+
   const endButton = installEndButton(chat, root);
   const managing = () => state.startup === 'done';
   overrideChatJump(chat, managing);

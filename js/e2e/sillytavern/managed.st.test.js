@@ -458,6 +458,23 @@ test('swipe the last message with SillyTavern\'s arrows: a new swipe, then back'
   const back = await page.evaluate(() => globalThis.SillyTavern.getContext().chat.at(-1).swipe_id);
   assert.equal(back, 0);
   assert.equal((await snapshot()).fault, null);
+  // From far up (the arrow keys swipe the last message wherever the view
+  // is, as a phone's swipe gesture does): vanilla brings the view to the end
+  // to show the new swipe (found by a tester, 2026-12-05).
+  const n = await chatLength();
+  await page.evaluate((id) => globalThis.SillyTavern.getContext().executeSlashCommandsWithOptions(`/chat-jump ${id}`), n - 200);
+  await page.waitForFunction((id) => document.querySelector(`#chat > .mes[mesid="${id}"]`) !== null, n - 200);
+  assert.equal((await snapshot()).followingTail, false);
+  await page.click(`#chat > .mes[mesid="${n - 200}"] .mes_text`);
+  await page.keyboard.press('ArrowRight');
+  await page.waitForFunction(() => globalThis.SillyTavern.getContext().chat.at(-1).swipe_id === 1 && globalThis.SillyTavern.getContext().swipe.state() === 'none');
+  await page.waitForFunction(() => {
+    const c = document.getElementById('chat');
+    return c.scrollHeight - c.clientHeight - c.scrollTop < 2 && document.querySelector('#chat > .mes.last_mes') !== null;
+  }, null, { timeout: 10000 });
+  assert.equal((await snapshot()).followingTail, true, 'at the end, following, with the new swipe in view');
+  await ACTIONS.swipeLeft(page); // (back where it was: nothing for the vanilla replay)
+  assert.equal(await page.evaluate(() => globalThis.SillyTavern.getContext().chat.at(-1).swipe_id), 0);
 });
 
 test('delete a mounted message with SillyTavern\'s controls', async () => {
