@@ -225,9 +225,10 @@ function reasoningRangesReachEveryMessage(view, root, managing) {
       const text = String(value ?? '');
       const range = text ? stringToRange(text, 0, messages.length - 1) : { start: messages.length - 1, end: messages.length - 1 };
       if (!range || messages.length === 0) return vanilla.call(this, args, value); // (its own warning)
+      const shown = new Set([...root.querySelectorAll(':scope > .mes')].map((el) => Number(el.getAttribute('mesid'))));
       let mounted = false;
       for (let i = range.start; i <= range.end; i++) {
-        if (root.querySelector(`:scope > .mes[mesid="${i}"]`) !== null) mounted = true;
+        if (shown.has(i)) mounted = true;
         else view.remember(messages[i], next(messages[i]));
       }
       return mounted ? vanilla.call(this, args, value) : '';

@@ -102,13 +102,17 @@ export function createViewState({ root, chat, contextStart = () => undefined, ma
     // it. Other class changes (last_mes, selected, a highlight) are not.
     const placed = records.some((r) => r.target.parentNode === root && !has(r.oldValue, CONTEXT) && r.target.classList.contains(CONTEXT));
     if (!placed || !managing()) return; // (rendering everything again, SillyTavern's count is right)
-    const messages = chat();
-    const i = contextLineIndex(messages, contextStart());
-    context = i >= 0 ? messages[i] : null;
-    for (const el of root.children) {
-      if (!el.classList.contains('mes')) continue;
-      const m = messages[Number(el.getAttribute('mesid'))];
-      el.classList.toggle(CONTEXT, context !== null && m === context);
+    try {
+      const messages = chat();
+      const i = contextLineIndex(messages, contextStart());
+      context = i >= 0 ? messages[i] : null;
+      for (const el of root.children) {
+        if (!el.classList.contains('mes')) continue;
+        const m = messages[Number(el.getAttribute('mesid'))];
+        el.classList.toggle(CONTEXT, context !== null && m === context);
+      }
+    } catch (e) { // (a chat[] that cannot be read: the line stays where SillyTavern put it)
+      console.warn('[tavern-core] managed #chat: the context line could not be placed:', e);
     }
     lines.takeRecords(); // (its own writes)
   });
