@@ -22,7 +22,7 @@ function mes(mesid) {
   return el;
 }
 
-function setup(t) {
+function setup(t, options = {}) {
   document.body.replaceChildren();
   const bar = document.createElement('div');
   bar.id = 'dialogue_del_mes';
@@ -30,7 +30,7 @@ function setup(t) {
   root.id = 'chat';
   document.body.append(root, bar);
   const chat = Array.from({ length: 20 }, (_, i) => ({ mes: `m${i}` }));
-  const view = createViewState({ root, chat: () => chat });
+  const view = createViewState({ root, chat: () => chat, ...options });
   t.after(() => view.dispose());
   for (let i = 10; i < 20; i++) root.append(mes(i));
   // SillyTavern's delete mode, as script.js starts and ends it.
@@ -146,15 +146,8 @@ test('contextLineIndex counts messages back from the end as SillyTavern counts r
 });
 
 test('the context line goes to the message SillyTavern means, mounted now or later; other class changes leave it', async (t) => {
-  document.body.replaceChildren();
-  const root = document.createElement('div');
-  root.id = 'chat';
-  document.body.append(root);
-  const chat = Array.from({ length: 20 }, (_, i) => ({ mes: `m${i}` }));
   let lastId;
-  const view = createViewState({ root, chat: () => chat, contextStart: () => lastId });
-  t.after(() => view.dispose());
-  for (let i = 10; i < 20; i++) root.append(mes(i));
+  const { root, chat, view } = setup(t, { contextStart: () => lastId });
   const marked = () => [...root.querySelectorAll(':scope > .mes.lastInContext')].map((e) => e.getAttribute('mesid'));
   // SillyTavern, with 15 messages in context: every .mes loses the class,
   // the 15th rendered one from the end would get it; with 10 rendered, the
@@ -207,14 +200,7 @@ test('remember, isOpen and forgetReasoning: a range command\'s state for message
 });
 
 test('once SillyTavern renders #chat itself again (managed mode stood down), its context line is left where it put it', async (t) => {
-  document.body.replaceChildren();
-  const root = document.createElement('div');
-  root.id = 'chat';
-  document.body.append(root);
-  const chat = Array.from({ length: 20 }, (_, i) => ({ mes: `m${i}` }));
-  const view = createViewState({ root, chat: () => chat, contextStart: () => 5, managing: () => false });
-  t.after(() => view.dispose());
-  for (let i = 10; i < 20; i++) root.append(mes(i));
+  const { root, view } = setup(t, { contextStart: () => 5, managing: () => false });
   root.querySelector('[mesid="10"]').classList.add('lastInContext'); // vanilla's fallback: the first one shown
   await flush();
   assert.deepEqual([...root.querySelectorAll('.lastInContext')].map((e) => e.getAttribute('mesid')), ['10']);
