@@ -129,6 +129,13 @@ type envelope struct {
 	known                                   uint8 // typeKnown / typeUnknown when the reader interned the type
 }
 
+// epochTime reports whether time is epoch milliseconds as the harness
+// reads them (S6): a safe integer.
+func (e *envelope) epochTime() bool {
+	_, ok := safeInt(e.time.value())
+	return ok
+}
+
 // envelopeOf reads the envelope of a generic event object.
 func envelopeOf(m map[string]any) envelope {
 	var e envelope

@@ -100,11 +100,7 @@ func (l *Log) readCheck(ev *Event) (*Event, *Error) {
 	}
 	e := &ev.env
 	_, typeIsString := e.typ.(string)
-	timeOK := false
-	if e.time.num != "" {
-		_, timeOK = safeInt(e.time.value())
-	}
-	if len(e.extra) > 0 || !typeIsString || !timeOK || !e.hasData || (e.hasIgn && e.ign != true) {
+	if len(e.extra) > 0 || !typeIsString || !e.epochTime() || !e.hasData || (e.hasIgn && e.ign != true) {
 		return nil, loadErr("session event" + at() + " has an invalid event envelope")
 	}
 	if ev.Type == "request/header" {

@@ -307,7 +307,7 @@ func checkSeq(ev *Event, idx, version int) *Error {
 // harness's words for its own envelope check, and says which.
 func checkEnvelope(f *envelope, idx int) *Error {
 	why := ""
-	if _, ok := safeInt(f.time.value()); !ok {
+	if !f.epochTime() {
 		got := "none"
 		if str, isStr := f.time.other.(string); isStr {
 			got = strconv.Quote(str)
