@@ -145,8 +145,8 @@ export function startManagedMode({ api, createHost, startExtensions, runtimeLimi
   eventSource.on(event_types.APP_READY, () => reasoningRangesReachEveryMessage(view, root, managing));
   redrawsOfUnmountedMessagesDoNothing(managing);
   blockEditMoves(root, managing);
-  editLastUserMessageAnywhere(chat, managing);
-  contextLineAnywhere(chat, view, managing);
+  editLastUserMessageAnywhere(chat, root, managing);
+  contextLineAnywhere(chat, root, view, managing);
   showSavedTruncation(pins.saved);
   return state;
 }
@@ -187,13 +187,8 @@ function mountTargetsFirst(chat, root, managing) {
     wrapOnce(SlashCommandParser.commands[name], 'callback', (vanilla) => function (args, value) {
       if (managing()) {
         const n = target(args, value);
-        if (Number.isInteger(n) && n >= 0 && n < st.chat().length && !root.querySelector(`:scope > .mes[mesid="${n}"]`)) {
-          try {
-            chat.jumpToMessage(n);
-          } catch (e) { // an open editor holds the window (C96)
-            globalThis.toastr?.warning(String(e.message));
-            return '';
-          }
+        if (Number.isInteger(n) && n >= 0 && n < st.chat().length && !mountFirst(chat, root, n, (e) => globalThis.toastr?.warning(String(e.message)))) {
+          return '';
         }
       }
       return vanilla.call(this, args, value);
@@ -338,7 +333,7 @@ function blockEditMoves(root, managing) {
 // (the window can be anywhere above the end), and the hotkey edited the
 // last user message of the window instead. So the message is mounted first,
 // as /chat-jump would, before SillyTavern's handler (on the document) runs.
-function editLastUserMessageAnywhere(chat, managing) {
+function editLastUserMessageAnywhere(chat, root, managing) {
   const bar = () => document.getElementById('send_textarea');
   window.addEventListener('keydown', (e) => {
     if (!e.ctrlKey || e.key !== 'ArrowUp' || !managing()) return;
@@ -353,12 +348,8 @@ function editLastUserMessageAnywhere(chat, managing) {
     const messages = st.chat();
     let i = messages.length - 1;
     while (i >= 0 && messages[i]?.is_user !== true) i--;
-    if (i < 0 || document.querySelector(`#chat > .mes[mesid="${i}"]`) !== null) return;
-    try {
-      chat.jumpToMessage(i);
-    } catch (err) { // an open editor holds the window (C96): SillyTavern's hotkey finds what is mounted
-      console.warn('[tavern-core] managed #chat: Ctrl+Up could not bring the last user message into view:', err);
-    }
+    // (Refused: SillyTavern's hotkey finds what is mounted.)
+    if (i >= 0) mountFirst(chat, root, i, (err) => console.warn('[tavern-core] managed #chat: Ctrl+Up could not bring the last user message into view:', err));
   }, true);
 }
 
@@ -367,17 +358,26 @@ function editLastUserMessageAnywhere(chat, managing) {
 // and says "Context line not found" when there is none. Here that message
 // need not be mounted, so it is mounted first, as /chat-jump would, before
 // SillyTavern's handler (on the document) runs.
-function contextLineAnywhere(chat, view, managing) {
+function contextLineAnywhere(chat, root, view, managing) {
   window.addEventListener('keydown', (e) => {
     if (!e.ctrlKey || !e.shiftKey || e.key !== 'ArrowUp' || !managing()) return;
     const i = view.contextIndex();
-    if (i < 0 || document.querySelector(`#chat > .mes[mesid="${i}"]`) !== null) return;
-    try {
-      chat.jumpToMessage(i);
-    } catch (err) { // an open editor holds the window (C96)
-      console.warn('[tavern-core] managed #chat: Ctrl+Shift+Up could not bring the context line into view:', err);
-    }
+    if (i >= 0) mountFirst(chat, root, i, (err) => console.warn('[tavern-core] managed #chat: Ctrl+Shift+Up could not bring the context line into view:', err));
   }, true);
+}
+
+// Mounts message i, as /chat-jump would, unless it is mounted, for a
+// SillyTavern command or hotkey that looks for its element next. False
+// when an open editor holds the window (C96), after `refused(error)`.
+function mountFirst(chat, root, i, refused) {
+  if (root.querySelector(`:scope > .mes[mesid="${i}"]`) !== null) return true;
+  try {
+    chat.jumpToMessage(i);
+    return true;
+  } catch (e) {
+    refused(e);
+    return false;
+  }
 }
 
 // The "# of messages to load" slider writes chat_truncation and shows what
