@@ -76,8 +76,9 @@ function progressReporter() {
           } else {
             if (data.details?.type === 'suite' && data.details?.error?.failureType === 'subtestsFailed') break;
             counts.fail++;
-            failures.push(title);
-            this.push(`${stamp} ✖ ${title} (${secs(ms)})\n${describeError(data.details?.error)}\n`);
+            const why = describeError(data.details?.error);
+            failures.push({ title, why });
+            this.push(`${stamp} ✖ ${title} (${secs(ms)})\n${why}\n`);
           }
           break;
         }
@@ -93,7 +94,9 @@ function progressReporter() {
     flush(done) {
       clearInterval(timer);
       const took = secs(Date.now() - start);
-      if (failures.length) this.push(`\nfailed:\n${failures.map((f) => `  ✖ ${f}`).join('\n')}\n`);
+      // Each failure again with its cause: a log cut to its tail (as CI
+      // shows it) must still say why.
+      if (failures.length) this.push(`\nfailed:\n${failures.map(({ title, why }) => `  ✖ ${title}\n${why.split('\n').slice(0, 4).join('\n')}`).join('\n')}\n`);
       this.push(`\n${label}: ${counts.pass} passed, ${counts.fail} failed, ${counts.skip} skipped` +
         `${counts.todo ? `, ${counts.todo} todo` : ''} (${took})\n`);
       done();
