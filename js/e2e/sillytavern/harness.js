@@ -303,8 +303,8 @@ export { CHROMIUM, CHROMIUM_ARGS } from '../browser.js';
 export const launchChromium = () => launchBrowser({ prefix: 'tavern-st-profile-', viewport: { width: 1280, height: 900 } });
 
 /**
- * Open SillyTavern in a page, wait until it is ready (onboarding popup
- * answered if one shows), open the fixture chat, and collect page errors.
+ * Open SillyTavern in a page, wait until it is ready (waitForApp), open
+ * the fixture chat, and collect page errors.
  * Returns { page, errors, reload() }.
  */
 export async function openSillyTavern(st, { context, page } = {}) {
@@ -320,12 +320,17 @@ export async function openSillyTavern(st, { context, page } = {}) {
   return { page, errors, reload: ready };
 }
 
-/** Waits for the app to finish loading (extensions activated, settings in). */
+/**
+ * Waits for the app to finish loading (extensions activated, settings in).
+ * No onboarding popup asks for a name: every test's settings turn firstRun
+ * off (seedSettings). SillyTavern's loading overlay is itself a popup,
+ * closed only after the preloader goes (scripts/action-loader.js), so the
+ * app is ready when no popup is open either; clicking an OK button seen
+ * in that moment waited for a popup that was already going.
+ */
 export async function waitForApp(page) {
-  await page.waitForFunction(() => !!globalThis.SillyTavern?.getContext && !document.getElementById('preloader'), null, { timeout: 120000 });
-  // The first visit asks for a user name; answer with the default.
-  const ok = page.locator('.popup:visible .popup-button-ok');
-  if (await ok.count()) await ok.first().click();
+  await page.waitForFunction(() => !!globalThis.SillyTavern?.getContext && !document.getElementById('preloader') &&
+    !document.getElementById('loader') && !document.querySelector('dialog.popup[open]'), null, { timeout: 120000 });
   await page.waitForFunction(() => document.querySelector('#send_textarea') && document.body.dataset.generating !== 'true', null, { timeout: 60000 });
 }
 
