@@ -96,11 +96,20 @@ async function loadChat() {
 const chat = await loadChat();
 
 let unsaved = false;
-async function save(messages) {
-  const res = await fetch('/api/chat', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(messages) });
-  if (!res.ok) throw new Error(`the server answered ${res.status}`);
-  unsaved = false;
-  dismissToasts('save');
+// Saves go one at a time, in the order they were asked for, each with the
+// chat as it was when asked: two PUTs in flight on two connections could
+// land out of order and leave the older chat on disk.
+let saving = Promise.resolve();
+function save(messages) {
+  const body = JSON.stringify(messages);
+  const run = saving.then(async () => {
+    const res = await fetch('/api/chat', { method: 'PUT', headers: { 'content-type': 'application/json' }, body });
+    if (!res.ok) throw new Error(`the server answered ${res.status}`);
+    unsaved = false;
+    dismissToasts('save');
+  });
+  saving = run.catch(() => {});
+  return run;
 }
 // The takeover's persist step: a failure is shown and kept for a retry (the
 // whole chat is saved each time, so the next save catches up).

@@ -23,6 +23,14 @@ const saved = (dir) => {
   } catch { return []; }
 };
 
+// Polls check until it holds (a deadline far past any normal machine's).
+async function until(what, check, ms = 15_000) {
+  for (const end = Date.now() + ms; !check();) {
+    if (Date.now() > end) assert.fail(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 async function open(t, { delay = 100, seed, viewport } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'tavern-demo-'));
   t.after(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -165,8 +173,9 @@ test('takeover demo: ← / → swipe controls and arrow keys move between versio
   assert.equal(await counter(), '1/2');
   assert.equal(await d.lastText(), first);
   await page.waitForFunction(() => document.querySelector('#status').dataset.status === 'swipe:moved');
-  await new Promise((r) => setTimeout(r, 200));
-  assert.equal(saved(dataDir).at(-1).swipe_id, 0);
+  // The status comes before the save (an fsync, a rename and another fsync):
+  // wait for the file, not for a time.
+  await until('the swipe saved', () => saved(dataDir).at(-1)?.swipe_id === 0);
   assert.equal(saved(dataDir).at(-1).mes, first);
   // The arrow keys do the same while the message box is empty.
   await page.locator('#input').focus();
