@@ -26,6 +26,20 @@ async function surfaceDemo(t) {
   return { page, errors, settled };
 }
 
+// A gesture ends when no scroll is noticed for the settle time (C88: 150
+// ms). A loaded machine can hold a frame back that long, and the gesture a
+// test means to be inside of ends on its own: such a run did not test what
+// it set out to. It is run again, at most three times, each time on a fresh
+// page; `run` returns `{ late }`, the longest silence it saw in ms.
+const SETTLE_MS = 150;
+async function withPromptFrames(what, run) {
+  for (let attempt = 1; ; attempt++) {
+    const r = await run();
+    if (r.late < SETTLE_MS - 10) return r;
+    if (attempt === 3) assert.fail(`${what}: every run was held ${Math.round(r.late)} ms or more between frames, past the settle time (${SETTLE_MS} ms)`);
+  }
+}
+
 test('chat surface demo: scroll 10,000 messages, jump, switch chats in Chromium', { skip, timeout: 180000 }, async (t) => {
   const { page, errors, settled } = await surfaceDemo(t);
 
@@ -171,35 +185,40 @@ test('chat surface demo: scroll 10,000 messages, jump, switch chats in Chromium'
 // above the view that grows (SillyTavern appends a message's image about
 // 200 ms after it mounts) does not push the content on screen down: S moves
 // by the growth in the same frame, and the gesture's end keeps the view.
-test('scrolling up: a message growing above the view does not move what is on screen (C89)', { skip, timeout: 120000 }, async (t) => {
-  const { page, errors, settled } = await surfaceDemo(t);
-  await settled();
-  await page.fill('#jump', '5000');
-  await page.click('#go');
-  await settled();
-  await page.evaluate(() => { document.getElementById('chat').scrollTop += 600; });
-  await settled();
-  const r = await page.evaluate(async () => {
-    const root = document.getElementById('chat');
-    const frame = () => new Promise((res) => requestAnimationFrame(res));
-    // A finger still on the touchpad: no scrollend yet (a programmatic
-    // scroll's would end the gesture at once), so the settle timer ends it.
-    const hold = (e) => e.stopPropagation();
-    document.addEventListener('scrollend', hold, true);
-    root.scrollTop -= 100;
-    await frame(); // the scroll notification: a gesture begins
-    const rootTop = root.getBoundingClientRect().top;
-    const roots = [...root.querySelectorAll(':scope > .mes')];
-    const first = roots.find((el) => el.getBoundingClientRect().bottom > rootTop + 1);
-    const above = roots[roots.indexOf(first) - 1];
-    const before = first.getBoundingClientRect().top;
-    above.style.paddingBottom = '360px'; // the image arrives
-    await frame();
-    await frame();
-    const state = window.demoSurface.host.snapshot().state;
-    const during = first.getBoundingClientRect().top;
-    document.removeEventListener('scrollend', hold, true);
-    return { state, before, during, mesid: first.getAttribute('mesid') };
+test('scrolling up: a message growing above the view does not move what is on screen (C89)', { skip, timeout: 180000 }, async (t) => {
+  let page, errors, settled;
+  const r = await withPromptFrames('C89', async () => {
+    ({ page, errors, settled } = await surfaceDemo(t));
+    await settled();
+    await page.fill('#jump', '5000');
+    await page.click('#go');
+    await settled();
+    await page.evaluate(() => { document.getElementById('chat').scrollTop += 600; });
+    await settled();
+    return page.evaluate(async () => {
+      const root = document.getElementById('chat');
+      const frame = () => new Promise((res) => requestAnimationFrame(res));
+      // A finger still on the touchpad: no scrollend yet (a programmatic
+      // scroll's would end the gesture at once), so the settle timer ends it.
+      const hold = (e) => e.stopPropagation();
+      document.addEventListener('scrollend', hold, true);
+      const t0 = performance.now();
+      root.scrollTop -= 100;
+      await frame(); // the scroll notification: a gesture begins
+      const rootTop = root.getBoundingClientRect().top;
+      const roots = [...root.querySelectorAll(':scope > .mes')];
+      const first = roots.find((el) => el.getBoundingClientRect().bottom > rootTop + 1);
+      const above = roots[roots.indexOf(first) - 1];
+      const before = first.getBoundingClientRect().top;
+      above.style.paddingBottom = '360px'; // the image arrives
+      await frame();
+      await frame();
+      const state = window.demoSurface.host.snapshot().state;
+      const late = performance.now() - t0;
+      const during = first.getBoundingClientRect().top;
+      document.removeEventListener('scrollend', hold, true);
+      return { state, before, during, mesid: first.getAttribute('mesid'), late };
+    });
   });
   assert.equal(r.state, 'gesture-scrolling', 'measured while the gesture lasts');
   assert.ok(Math.abs(r.during - r.before) <= 1, `message ${r.mesid} moved from ${r.before} to ${r.during} during the gesture`);
@@ -215,27 +234,34 @@ test('scrolling up: a message growing above the view does not move what is on sc
 // host takes the move as a gesture when its frame sees it: no runtime starts
 // while the view moves, the view stays where the script left it (following
 // off, not pulled back to the tail), and runtimes start once it rests.
-test('a scroll animated from animation frames starts no runtime until it rests, and is not pulled back to the tail (C88, C65)', { skip, timeout: 120000 }, async (t) => {
-  const { page, errors, settled } = await surfaceDemo(t);
-  await settled();
-  assert.equal(await page.evaluate(() => window.demoSurface.host.snapshot().followingTail), true, 'following after open');
-  const r = await page.evaluate(async () => {
-    const root = document.getElementById('chat');
-    const { stats } = window.demoSurface;
-    const grants = stats.grants;
-    // 40 frames of an animation upwards, each step written inside a frame
-    // callback registered before the host's, as a running animation's is.
-    let end = 0;
-    await new Promise((done) => {
-      let i = 0;
-      const step = () => {
-        root.scrollTop -= 240;
-        end = root.scrollTop;
-        if (++i < 40) requestAnimationFrame(step); else done();
-      };
-      requestAnimationFrame(step);
+test('a scroll animated from animation frames starts no runtime until it rests, and is not pulled back to the tail (C88, C65)', { skip, timeout: 240000 }, async (t) => {
+  let page, errors, settled;
+  const r = await withPromptFrames('C88', async () => {
+    ({ page, errors, settled } = await surfaceDemo(t));
+    await settled();
+    assert.equal(await page.evaluate(() => window.demoSurface.host.snapshot().followingTail), true, 'following after open');
+    return page.evaluate(async () => {
+      const root = document.getElementById('chat');
+      const { stats } = window.demoSurface;
+      const grants = stats.grants;
+      // 40 frames of an animation upwards, each step written inside a frame
+      // callback registered before the host's, as a running animation's is.
+      let end = 0;
+      let late = 0;
+      await new Promise((done) => {
+        let i = 0;
+        let last = performance.now();
+        const step = (now) => {
+          late = Math.max(late, now - last);
+          last = now;
+          root.scrollTop -= 240;
+          end = root.scrollTop;
+          if (++i < 40) requestAnimationFrame(step); else done();
+        };
+        requestAnimationFrame(step);
+      });
+      return { started: stats.grants - grants, end, grants, late };
     });
-    return { started: stats.grants - grants, end, grants };
   });
   assert.equal(r.started, 0, 'no runtime started while the view moved');
   await settled();
