@@ -117,6 +117,31 @@ async function clickIn(p, mesid, selector) {
     el.click();
   }, { mesid, selector });
 }
+// SillyTavern saves some actions a second later (saveChatDebounced), and a
+// chat switch cancels a save still waiting: an action is done when the
+// file on disk holds what chat[] holds at its end (its length and its last
+// messages' text and swipes), not after a time. serverOf: page → server.
+const serverOf = new WeakMap();
+async function savedToDisk(p) {
+  const server = serverOf.get(p);
+  const tail = (length, last) => JSON.stringify({ length, last: last.map((m) => [m.mes, m.swipe_id ?? null, m.swipes?.length ?? null]) });
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const mem = await p.evaluate(() => {
+      const ctx = globalThis.SillyTavern.getContext();
+      return { id: ctx.getCurrentChatId(), length: ctx.chat.length, last: ctx.chat.slice(-6) };
+    });
+    let disk = null;
+    try {
+      const saved = server.readChat(mem.id);
+      disk = tail(saved.length, saved.slice(-6));
+    } catch { /* not written yet */ }
+    const want = tail(mem.length, mem.last);
+    if (disk === want) return;
+    if (Date.now() > deadline) assert.fail(`chat ${mem.id} not saved within 20 s: on disk ${disk}, in memory ${want}`);
+    await p.waitForTimeout(100);
+  }
+}
 const ACTIONS = {
   async send(p, text) {
     await turn(p, () => send(p, text));
@@ -128,7 +153,7 @@ const ACTIONS = {
     await p.fill('#curEditTextarea', text);
     await clickIn(p, mesid, '.mes_edit_done');
     await p.waitForFunction((id) => !document.querySelector(`#chat .mes[mesid="${id}"] .edit_textarea`), mesid);
-    await p.waitForTimeout(1500); // SillyTavern's own saves settle
+    await savedToDisk(p);
   },
   async delete(p, back) {
     const mesid = (await chatLength(p)) - 1 - back;
@@ -139,18 +164,18 @@ const ACTIONS = {
     const ok = p.locator('.popup:visible .popup-button-ok');
     await ok.first().waitFor({ timeout: 3000 }).then(() => ok.first().click(), () => {});
     await p.waitForFunction((len) => globalThis.SillyTavern.getContext().chat.length === len - 1, n);
-    await p.waitForTimeout(1500);
+    await savedToDisk(p);
   },
   async swipeRight(p) {
     await turn(p, () => p.click('#chat .last_mes .swipe_right'));
-    await p.waitForTimeout(1500);
+    await savedToDisk(p);
   },
   async swipeLeft(p) {
     const id = await p.evaluate(() => globalThis.SillyTavern.getContext().chat.at(-1).swipe_id);
     await p.click('#chat .last_mes .swipe_left');
     await p.waitForFunction((was) => globalThis.SillyTavern.getContext().chat.at(-1).swipe_id === was - 1 &&
       globalThis.SillyTavern.getContext().swipe.state() === 'none', id);
-    await p.waitForTimeout(1500);
+    await savedToDisk(p);
   },
   async switchChats(p) {
     await openChat(p, DENSE);
@@ -173,6 +198,7 @@ before(async () => {
   browser = await launchChromium();
   await browser.context.addInitScript({ path: SCROLL_RECORDER });
   ({ page, errors } = await openSillyTavern(st, { context: browser.context }));
+  serverOf.set(page, st);
   // The seed's takeover plugin is installed but declines until the last scenario.
   await page.evaluate(() => { globalThis.__seedPlugin.claim = false; });
   await watch(page);
@@ -440,7 +466,7 @@ test('edit a mounted message with SillyTavern\'s editor: held while open, re-ren
   await clickIn(page, mesid, '.mes_edit_done');
   performed.push(['edit', 1, 'Edited with SillyTavern\'s own editor']);
   await page.waitForFunction((id) => !document.querySelector(`#chat .mes[mesid="${id}"] .edit_textarea`), mesid);
-  await page.waitForTimeout(1500);
+  await savedToDisk(page);
   assert.equal((await snapshot()).held, false);
   assert.equal(await page.evaluate((id) => document.querySelector(`#chat > .mes[mesid="${id}"] .mes_text`).textContent.trim(), mesid),
     'Edited with SillyTavern\'s own editor');
@@ -541,7 +567,7 @@ function normalised(text) {
 }
 
 test('the chat file on disk is exactly what vanilla SillyTavern writes for the same actions', async () => {
-  await page.waitForTimeout(1500);
+  await savedToDisk(page);
   const managedLong = chatText(st, LONG);
   const managedDense = chatText(st, DENSE);
   assert.ok(performed.length >= 6, JSON.stringify(performed));
@@ -555,9 +581,10 @@ test('the chat file on disk is exactly what vanilla SillyTavern writes for the s
   const b = await launchChromium();
   try {
     const v = await openSillyTavern(vanilla, { context: b.context });
+    serverOf.set(v.page, vanilla);
     for (const [name, ...args] of performed) await ACTIONS[name](v.page, ...args);
     await waitIdle(v.page);
-    await v.page.waitForTimeout(1500);
+    await savedToDisk(v.page);
     const vanillaLong = chatText(vanilla, LONG);
     const a = normalised(managedLong);
     const z = normalised(vanillaLong);
