@@ -205,6 +205,8 @@ class StandInModel {
   stop() { this.stopped = true; }
 
   append(type, data, opts) {
+    // A stopped server's model writes nothing more, as a killed harness.
+    if (this.stopped) throw new Error('stopped');
     const seq = this.session.append(type, data, opts);
     this.session.flush(); // every event is on disk as soon as it is in the log
     return seq;

@@ -255,13 +255,13 @@ function fail(res, err) {
   json(res, status, { error: message }, err.headers ?? {});
 }
 
-export function startDemoServer({ port = DEFAULT_PORT, host = '127.0.0.1', dataDir } = {}) {
+export function startDemoServer({ port = DEFAULT_PORT, host = '127.0.0.1', dataDir, editorChunkDelay } = {}) {
   dataDir ??= resolve(ROOT, '..', 'demo-data');
   const store = chatStore(dataDir);
   let authority;
   let origin;
   const server = http.createServer();
-  const editor = editorDemo({ server, dataDir, origin: () => origin });
+  const editor = editorDemo({ server, dataDir, origin: () => origin, chunkDelay: editorChunkDelay });
 
   async function handle(req, res) {
     const { raw, path: decoded, search } = requestPath(req.url);

@@ -39,8 +39,8 @@ export async function launchChromium({ prefix = 'tavern-e2e-', viewport } = {}) 
   };
 }
 
-export async function openDemo(t, { dataDir, viewport } = {}) {
-  const { server, url } = await startDemoServer({ port: 0, dataDir: dataDir ?? mkdtempSync(join(tmpdir(), 'tavern-demo-')) });
+export async function openDemo(t, { dataDir, viewport, editorChunkDelay } = {}) {
+  const { server, url } = await startDemoServer({ port: 0, dataDir: dataDir ?? mkdtempSync(join(tmpdir(), 'tavern-demo-')), editorChunkDelay });
   const { context, close } = await launchChromium();
   t.after(async () => {
     await close();

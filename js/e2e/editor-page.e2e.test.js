@@ -17,10 +17,10 @@ const skip = !browserAvailable() && 'chromium not installed (set E2E=required to
 const QUESTION = "This removes the message's text and keeps only its attachments. Press Save again to do that, or Esc to keep the text.";
 const EMPTY = 'A message needs some text or an attachment; nothing was saved.';
 
-async function open(t) {
+async function open(t, { editorChunkDelay } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'tavern-editor-page-'));
   t.after(() => rmSync(dataDir, { recursive: true, force: true }));
-  const d = await openDemo(t, { dataDir });
+  const d = await openDemo(t, { dataDir, editorChunkDelay });
   const events = () => readFileSync(join(dataDir, 'editor-session.jsonl'), 'utf8').split('\n').filter(Boolean).slice(1).map((l) => JSON.parse(l));
   const row = (seq) => d.page.locator(`#log [data-seq="${seq}"]`);
   const ready = async (page = d.page) => {
@@ -117,7 +117,9 @@ test('editor page: after Save & regenerate the row keeps its edited badge, with 
 });
 
 test('editor page: the page shows when the model is answering and marks a turn a restart cut short', { skip, timeout: 120000 }, async (t) => {
-  const d = await open(t);
+  // A model slow enough (0.4 s a word, a turn of tens of seconds) that the
+  // restart lands mid-turn however loaded the machine.
+  const d = await open(t, { editorChunkDelay: 400 });
   const { page, dataDir } = d;
   await page.fill('#input', 'A question the restart interrupts');
   await page.keyboard.press('Enter');
