@@ -24,8 +24,13 @@ test('mount validates its arguments', async () => {
   await assert.rejects(mountMessageEditor(document.body, { sessionId: 'a\uD800' }), { name: 'TypeError', message: 'mountMessageEditor: sessionId must not hold a lone surrogate' });
 });
 
-// Settles within a second, or says it hung.
-const settles = (p) => Promise.race([Promise.resolve(p).then((v) => ['settled', v], (e) => ['rejected', e]), new Promise((r) => { setTimeout(() => r(['hung']), 1000); })]);
+// Settles within ten seconds (a loaded machine's second is not a hang), or
+// says it hung.
+const settles = (p) => {
+  let timer;
+  const hung = new Promise((r) => { timer = setTimeout(() => r(['hung']), 10_000); });
+  return Promise.race([Promise.resolve(p).then((v) => ['settled', v], (e) => ['rejected', e]), hung]).finally(() => clearTimeout(timer));
+};
 
 test('a response that cannot be read is a failed request: the call and whenIdle() settle (S98; they hung)', async (t) => {
   const cut = () => ({ status: 200, text: () => Promise.reject(new Error('body aborted')) });
@@ -480,24 +485,37 @@ test('S48/S98: another tab\'s edit reaches an open editor: an untouched draft fo
   const rootB = root.cloneNode(true);
   document.body.append(rootB);
   const a = await mountMessageEditor(root, { sessionId: 'sF', baseURL: ORIGIN, fetch });
-  const b = await mountMessageEditor(rootB, { sessionId: 'sF', baseURL: ORIGIN, fetch });
+  // Tab B's state reads, counted: it reads again when the other tab's word reaches it.
+  let readsB = 0;
+  const fetchB = (url, init) => {
+    if (new URL(url).pathname.endsWith('/state')) readsB++;
+    return fetch(url, init);
+  };
+  const b = await mountMessageEditor(rootB, { sessionId: 'sF', baseURL: ORIGIN, fetch: fetchB });
   t.after(() => { a.destroy(); b.destroy(); });
   await a.whenIdle();
   await b.whenIdle();
   const rowA = () => root.querySelector('[data-seq="2"]');
   const rowB = () => rootB.querySelector('[data-seq="2"]');
-  const told = async () => { for (let i = 0; i < 50 && !rowB().textContent.includes(expectB); i++) { await new Promise((r) => { setTimeout(r, 10); }); await b.whenIdle(); } };
-  let expectB = '';
+  // Waits until tab B has read the state again since `since`, and is idle.
+  const told = async (since) => {
+    for (const end = Date.now() + 10_000; readsB <= since;) {
+      if (Date.now() > end) assert.fail('tab B never heard of the other tab\'s edit');
+      await new Promise((r) => { setTimeout(r, 10); });
+    }
+    await b.whenIdle();
+  };
 
   rowB().querySelector('.tc-me-pencil').click();
   assert.equal(rowB().querySelector('.tc-me-input').value, 'q1');
+  await b.whenIdle();
+  let since = readsB;
   rowA().querySelector('.tc-me-pencil').click();
   rowA().querySelector('.tc-me-input').value = 'A-edit';
   key(rowA().querySelector('.tc-me-input'), 'Enter');
   await a.whenIdle();
   assert.equal(session.length, 21);
-  expectB = 'A-edit';
-  await told();
+  await told(since);
   assert.equal(rowB().querySelector('.tc-me-input')?.value, 'A-edit', 'the untouched draft followed the message');
   key(rowB().querySelector('.tc-me-input'), 'Enter');
   await b.whenIdle();
@@ -507,13 +525,14 @@ test('S48/S98: another tab\'s edit reaches an open editor: an untouched draft fo
   rowB().querySelector('.tc-me-pencil').click();
   rowB().querySelector('.tc-me-input').value = 'B-edit';
   rowB().querySelector('.tc-me-input').dispatchEvent(new window.Event('input', { bubbles: true }));
+  await b.whenIdle();
+  since = readsB;
   rowA().querySelector('.tc-me-pencil').click();
   rowA().querySelector('.tc-me-input').value = 'A-again';
   key(rowA().querySelector('.tc-me-input'), 'Enter');
   await a.whenIdle();
   assert.equal(session.length, 22);
-  expectB = 'A-again';
-  await told();
+  await told(since);
   assert.equal(rowB().querySelector('.tc-me-input').value, 'B-edit', 'the typed draft stays');
   key(rowB().querySelector('.tc-me-input'), 'Enter');
   await b.whenIdle();
