@@ -58,6 +58,18 @@ async function recordEvents() {
     }
   });
 }
+// The saved chat once check(messages) holds, or as it is after 15 s (the
+// assertion that follows then says what is wrong): SillyTavern saves over
+// HTTP after the page has moved on, so a test waits for the file, not for a
+// time.
+async function savedUntil(check, name) {
+  let last = null;
+  for (const end = Date.now() + 15_000; Date.now() < end; await new Promise((r) => { setTimeout(r, 50); })) {
+    try { last = st.readChat(name); } catch { continue; }
+    if (check(last)) break;
+  }
+  return last;
+}
 const takeEvents = () => page.evaluate(() => globalThis.__events.splice(0));
 const seed = (patch) => page.evaluate((p) => Object.assign(globalThis.__seedPlugin, p), patch);
 const hostile = (mode) => page.evaluate((m) => { globalThis.__hostilePlugin.mode = m; }, mode);
@@ -174,8 +186,7 @@ test('a claimed normal turn streams live and commits with no request to the mode
   assert.equal(tokens.at(-1), PLUGIN_REPLY);
   const tail = events.filter((e) => e[0] === 'MESSAGE_RECEIVED' || e[0] === 'CHARACTER_MESSAGE_RENDERED');
   assert.deepEqual(tail.slice(-2), [['MESSAGE_RECEIVED', id, 'normal'], ['CHARACTER_MESSAGE_RENDERED', id, 'normal']]);
-  await page.waitForTimeout(300);
-  assert.equal(st.readChat().at(-1).mes, PLUGIN_REPLY, 'persisted with saveChat');
+  assert.equal((await savedUntil((c) => c.at(-1)?.mes === PLUGIN_REPLY)).at(-1).mes, PLUGIN_REPLY, 'persisted with saveChat');
   // What a streamed model reply records: the time to its first token (the
   // first chunk came ~250 ms after the placeholder).
   const ttft = st.readChat().at(-1).extra?.time_to_first_token;
@@ -227,7 +238,8 @@ test('Stop keeps the partial as an aborted turn: shown, not saved, no MESSAGE_RE
   }), { hidden: false, text: '1/1' });
   const events = names(await takeEvents());
   assert.ok(!events.includes('MESSAGE_RECEIVED'), 'the finalize pipeline is skipped');
-  await page.waitForTimeout(300);
+  await savedUntil((c) => c.at(-1)?.mes === 'Tell me a long story');
+  await page.waitForTimeout(300); // (and nothing after it)
   const file = st.readChat();
   assert.equal(file.length, saved + 1, 'only the user message was saved');
   assert.equal(file.at(-1).mes, 'Tell me a long story');
@@ -249,8 +261,7 @@ test('the aborted partial stays in chat[] and a later save persists it (T59); Si
   await page.waitForFunction(() => !globalThis.SillyTavern.getContext().chat.at(-1).is_user);
   const stopped = (await chatState(page)).at(-1).mes;
   assert.match(stopped, /^m0 m1 m2/);
-  await page.waitForTimeout(500);
-  assert.equal(st.readChat().at(-1).mes, stopped, 'SillyTavern saved its stopped stream by itself');
+  assert.equal((await savedUntil((c) => c.at(-1)?.mes === stopped)).at(-1).mes, stopped, 'SillyTavern saved its stopped stream by itself');
   assert.ok(names(await takeEvents()).includes('MESSAGE_RECEIVED'), 'and finalized it');
   mock.setReply({ chunks: ['Mock ', 'reply ', 'from ', 'the ', 'model.'], delayMs: 20 });
   await seed({ claim: true });
@@ -281,8 +292,7 @@ test('regenerate is claimed and committed in place of the last reply, as a new m
   // The seed's plugin starts from the slot's text (its resolveOriginals).
   assert.ok(chat.at(-1).mes.startsWith(previous.trim()) && chat.at(-1).mes.endsWith('Again.'), chat.at(-1).mes);
   assert.equal(await page.evaluate(() => globalThis.__seedPlugin.dispatches.at(-1).type), 'regenerate');
-  await page.waitForTimeout(300);
-  assert.equal(st.readChat().at(-1).mes, chat.at(-1).mes);
+  assert.equal((await savedUntil((c) => c.at(-1)?.mes === chat.at(-1).mes)).at(-1).mes, chat.at(-1).mes);
   assert.equal(mock.completions.length, 0);
 });
 
@@ -328,8 +338,7 @@ test('continue is claimed and keeps the prefix', async () => {
   assert.ok(tokens.length > 0 && tokens.every((t) => !t.startsWith(before)), JSON.stringify(tokens));
   assert.equal(tokens.at(-1).trim(), 'More.');
   assert.equal(await page.evaluate(() => globalThis.__seedPlugin.dispatches.at(-1).isContinue), true);
-  await page.waitForTimeout(300);
-  assert.equal(st.readChat().at(-1).mes, after);
+  assert.equal((await savedUntil((c) => c.at(-1)?.mes === after)).at(-1).mes, after);
   assert.equal(mock.completions.length, 0);
 });
 
@@ -425,8 +434,7 @@ test('with streaming off, a claimed reply is saved and announced as a reply that
     const events = names(await takeEvents());
     assert.ok(!events.includes('STREAM_TOKEN_RECEIVED'), events.join(' '));
     assert.ok(events.includes('MESSAGE_RECEIVED'));
-    await page.waitForTimeout(300);
-    const file = st.readChat().at(-1);
+    const file = (await savedUntil((c) => c.at(-1)?.mes === 'Not streamed.')).at(-1);
     assert.equal(file.mes, 'Not streamed.');
     assert.equal('time_to_first_token' in (file.extra ?? {}), false, 'no time to first token, as SillyTavern\'s');
     // A bystander that rewrites the reply on MESSAGE_RECEIVED (a translator,
@@ -475,8 +483,7 @@ test('a streamed claimed reply rewritten by a MESSAGE_RECEIVED listener is saved
   });
   try {
     await turn(page, () => send(page, 'Rewrite this one'));
-    await page.waitForTimeout(300);
-    assert.equal(st.readChat().at(-1).mes, 'Rewrite me. [rx]');
+    assert.equal((await savedUntil((c) => c.at(-1)?.mes === 'Rewrite me. [rx]')).at(-1).mes, 'Rewrite me. [rx]');
   } finally {
     await page.evaluate(() => {
       const { eventSource, eventTypes: ev } = globalThis.SillyTavern.getContext();
@@ -575,8 +582,7 @@ test('the Luker-style plugin runs unchanged: reasoning sections, appendText, an 
   assert.deepEqual(await lukerRun(), { type: 'normal', status: 'committed', chunks: 7, error: null });
   assert.equal(await shownText(page), FIXED);
   assert.equal(mock.completions.length, asked);
-  await page.waitForTimeout(300);
-  assert.equal(st.readChat().at(-1).mes, FIXED);
+  assert.equal((await savedUntil((c) => c.at(-1)?.mes === FIXED)).at(-1).mes, FIXED);
 });
 
 // The handle of a regenerate starts from the old reply (its originals): the
@@ -786,9 +792,12 @@ test('a chat opened as a claimed reply finishes keeps its messages: the turn sav
     await page.waitForFunction((to) => globalThis.SillyTavern.getContext().getCurrentChatId() === to
       && globalThis.SillyTavern.getContext().chat.length > 0, other, { timeout: 30000 });
     await waitIdle(page);
-    await page.waitForTimeout(1500);
-    assert.deepEqual(st.readChat(other).map((m) => m.mes), ['Slow first.', 'Slow question', 'Slow answer.'], 'the other chat keeps its messages');
-    assert.equal(st.readChat().at(-1).mes, 'Switch now.', 'the reply is saved in its own chat');
+    const kept = ['Slow first.', 'Slow question', 'Slow answer.'];
+    assert.deepEqual((await savedUntil((c) => JSON.stringify(c.map((m) => m.mes)) === JSON.stringify(kept), other)).map((m) => m.mes), kept, 'the other chat keeps its messages');
+    assert.equal((await savedUntil((c) => c.at(-1)?.mes === 'Switch now.')).at(-1).mes, 'Switch now.', 'the reply is saved in its own chat');
+    await page.waitForTimeout(1000); // (and neither changes after)
+    assert.deepEqual(st.readChat(other).map((m) => m.mes), kept);
+    assert.equal(st.readChat().at(-1).mes, 'Switch now.');
   } finally {
     await page.unroute('**/api/chats/get');
     await openChat(page, st.chatName);
