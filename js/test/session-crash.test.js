@@ -39,11 +39,15 @@ async function startHost(path, repair = false) {
 }
 
 // Sends edits of u1, two at a time, until the host dies; returns the ones
-// answered 200 ({seq, text}).
+// answered 200 ({seq, text}). A request that fails before the kill (a
+// connection the client reused as it closed) is sent again, a few times at
+// most: only the kill may end the round.
 async function editUntilDeath(port, round, killAfter, kill) {
   const acked = [];
   let i = 0;
   let alive = true;
+  let killed = false;
+  let failedAlive = 0;
   const one = async () => {
     while (alive) {
       const text = `round ${round} edit ${i++}`;
@@ -59,13 +63,15 @@ async function editUntilDeath(port, round, killAfter, kill) {
           // Kill once enough edits landed, while the next ones are in
           // flight: a count, not a clock, so a loaded machine only slows
           // the test down.
-          if (acked.length === killAfter) setTimeout(kill, Math.floor(Math.random() * 40));
+          if (acked.length === killAfter) setTimeout(() => { killed = true; kill(); }, Math.floor(Math.random() * 40));
         }
         else assert.fail(`edit refused: ${res.status} ${JSON.stringify(body)}`);
       } catch (err) {
         if (err?.code === 'ERR_ASSERTION') throw err;
         if (process.env.CRASH_DEBUG) console.error(err, err?.cause);
-        alive = false; // the connection died with the host
+        if (killed) alive = false; // the connection died with the host
+        else if (++failedAlive > 20) throw new Error(`round ${round}: edits keep failing while the host lives: ${err?.cause?.message ?? err}`);
+        else await new Promise((r) => { setTimeout(r, 20); });
       }
     }
   };
@@ -105,6 +111,8 @@ test('S4 S105 S109: SIGKILL during streaming appends and edits loses no acknowle
     }
     const dead = once(host.child, 'exit');
     const edits = await editUntilDeath(host.port, round, 2 + Math.floor(Math.random() * 5), () => process.kill(host.child.pid, 'SIGKILL'));
+    // A refused edit fails the round at once, not at the test's timeout.
+    await Promise.race([dead, edits.run]).catch((err) => { host.child.kill('SIGKILL'); throw err; });
     await dead;
     edits.stop();
     await edits.run;
