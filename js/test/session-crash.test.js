@@ -11,7 +11,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { copyFileSync, readFileSync, appendFileSync, statSync } from 'node:fs';
+import { copyFileSync, readFileSync, appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
