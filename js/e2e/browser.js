@@ -1,6 +1,7 @@
 // Shared set-up for browser end-to-end tests: Debian's chromium driven by
 // playwright-core against the demo server on 127.0.0.1. Never downloads a
 // browser. Without chromium the suites skip, unless E2E=required.
+import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +10,21 @@ import { startDemoServer } from '../demo/server.js';
 
 export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 export const ARTIFACTS = fileURLToPath(new URL('../../artifacts/', import.meta.url));
+
+/**
+ * Polls check (sync or async) every `every` ms until it returns a truthy
+ * value, and returns that value; past `ms` it fails, naming what it waited
+ * for (`what`, or what `what()` says then). A test waits for the thing, not
+ * for a time (docs/testing.md).
+ */
+export async function until(what, check, { ms = 15_000, every = 50 } = {}) {
+  for (const end = Date.now() + ms; ;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > end) assert.fail(`timed out after ${ms} ms waiting for ${typeof what === 'function' ? what() : what}`);
+    await new Promise((r) => { setTimeout(r, every); });
+  }
+}
 
 export function browserAvailable() {
   if (existsSync(CHROMIUM)) return true;

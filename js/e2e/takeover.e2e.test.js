@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { browserAvailable, openDemo, screenshot } from './browser.js';
+import { browserAvailable, openDemo, screenshot, until } from './browser.js';
 
 const skip = !browserAvailable() && 'chromium not installed (set E2E=required to fail instead)';
 
@@ -22,14 +22,6 @@ const saved = (dir) => {
     return readFileSync(join(dir, 'chat.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
   } catch { return []; }
 };
-
-// Polls check until it holds (a deadline far past any normal machine's).
-async function until(what, check, ms = 15_000) {
-  for (const end = Date.now() + ms; !check();) {
-    if (Date.now() > end) assert.fail(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function open(t, { delay = 100, seed, viewport } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'tavern-demo-'));

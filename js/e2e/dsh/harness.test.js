@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { browserAvailable, launchChromium, screenshot } from '../browser.js';
+import { browserAvailable, launchChromium, screenshot, until } from '../browser.js';
 import {
   CACHE, PLUGIN_DIR, freshHome, pluginAdd, readLog, startGate, startHarness, startMockModel,
 } from './harness.js';
@@ -487,13 +487,7 @@ test('the message editor in DeepSeek Harness: edit, attachments, undo, regenerat
   });
 });
 
-async function waitFor(pred, what) {
-  const deadline = Date.now() + 60_000;
-  while (!(await pred())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+const waitFor = (pred, what) => until(what, pred, { ms: 60_000, every: 250 });
 
 // fetch cannot forge Host; node:http can, as a rebinding page's browser would.
 function rawRequest(base, path, headers, body) {

@@ -297,7 +297,7 @@ export async function startSillyTavern({ extensions = [], chat = null, mockUrl, 
 
 // ---- the browser ----
 
-export { CHROMIUM, CHROMIUM_ARGS } from '../browser.js';
+export { CHROMIUM, CHROMIUM_ARGS, until } from '../browser.js';
 
 /** Headless Debian chromium with a fresh profile. Returns { context, close }. */
 export const launchChromium = () => launchBrowser({ prefix: 'tavern-st-profile-', viewport: { width: 1280, height: 900 } });

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import {
   REPO, CHARACTER, startSillyTavern, launchChromium, openSillyTavern, openChat, send, turn, waitIdle,
-  openGroupChat, readGroupChat,
+  openGroupChat, readGroupChat, until,
 } from './harness.js';
 import { startMockLLM } from './mock-llm.js';
 import { makeMessages, chatFile } from '../st-managed/fixture.js';
@@ -125,22 +125,21 @@ const serverOf = new WeakMap();
 async function savedToDisk(p) {
   const server = serverOf.get(p);
   const tail = (length, last) => JSON.stringify({ length, last: last.map((m) => [m.mes, m.swipe_id ?? null, m.swipes?.length ?? null]) });
-  const deadline = Date.now() + 20_000;
-  for (;;) {
+  let id, disk, want;
+  await until(() => `chat ${id} saved: on disk ${disk}, in memory ${want}`, async () => {
     const mem = await p.evaluate(() => {
       const ctx = globalThis.SillyTavern.getContext();
       return { id: ctx.getCurrentChatId(), length: ctx.chat.length, last: ctx.chat.slice(-6) };
     });
-    let disk = null;
+    id = mem.id;
+    disk = null;
     try {
       const saved = server.readChat(mem.id);
       disk = tail(saved.length, saved.slice(-6));
     } catch { /* not written yet */ }
-    const want = tail(mem.length, mem.last);
-    if (disk === want) return;
-    if (Date.now() > deadline) assert.fail(`chat ${mem.id} not saved within 20 s: on disk ${disk}, in memory ${want}`);
-    await p.waitForTimeout(100);
-  }
+    want = tail(mem.length, mem.last);
+    return disk === want;
+  }, { ms: 20_000, every: 100 });
 }
 const ACTIONS = {
   async send(p, text) {
@@ -703,7 +702,7 @@ test('a group chat opens bounded too; both members\' replies, one model-made and
   // The saved group chat, once SillyTavern's save lands (a poll, not a time).
   const want = JSON.stringify([['User', 'Hello, table'], [CHARACTER.name, REPLY.join('')], ['Bram', 'Maps for all.']]);
   const savedTail = () => JSON.stringify(readGroupChat(st, chatId).slice(-3).map((m) => [m.name, m.mes]));
-  for (const end = Date.now() + 15_000; savedTail() !== want && Date.now() < end;) await page.waitForTimeout(50);
+  await until(() => `the group chat saved; its last messages: ${savedTail()}`, () => savedTail() === want);
   assert.equal(savedTail(), want);
   await page.evaluate(() => Object.assign(globalThis.__seedPlugin, { claim: false }));
 });

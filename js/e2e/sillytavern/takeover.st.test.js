@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { existsSync, writeFileSync } from 'node:fs';
 import {
   REPO, startSillyTavern, launchChromium, openSillyTavern, message, send, chooseOption, swipeRight,
-  waitIdle, idle, chatState, shownText, turn, openGroupChat, readGroupChat, openChat, chatJsonl, CHARACTER,
+  waitIdle, idle, chatState, shownText, turn, openGroupChat, readGroupChat, openChat, chatJsonl, CHARACTER, until,
 } from './harness.js';
 import { startMockLLM } from './mock-llm.js';
 import { FIXED, PLANNER, CRITIC } from '../../test/fixtures/luker-style-plugin.js';
@@ -58,17 +58,14 @@ async function recordEvents() {
     }
   });
 }
-// The saved chat once check(messages) holds, or as it is after 15 s (the
-// assertion that follows then says what is wrong): SillyTavern saves over
-// HTTP after the page has moved on, so a test waits for the file, not for a
-// time.
-async function savedUntil(check, name) {
+// The saved chat once check(messages) holds: SillyTavern saves over HTTP
+// after the page has moved on, so a test waits for the file, not for a time.
+function savedUntil(check, name) {
   let last = null;
-  for (const end = Date.now() + 15_000; Date.now() < end; await new Promise((r) => { setTimeout(r, 50); })) {
-    try { last = st.readChat(name); } catch { continue; }
-    if (check(last)) break;
-  }
-  return last;
+  return until(() => `the saved chat to change; its last messages: ${JSON.stringify(last?.slice(-3).map((m) => m.mes))}`, () => {
+    try { last = st.readChat(name); } catch { return null; }
+    return check(last) && last;
+  });
 }
 const takeEvents = () => page.evaluate(() => globalThis.__events.splice(0));
 const seed = (patch) => page.evaluate((p) => Object.assign(globalThis.__seedPlugin, p), patch);
